@@ -1,0 +1,310 @@
+"""Static checks that run before anything is compiled.
+
+pyDatalog checks none of these and silently answers wrongly (or hangs), so a
+program that reaches the compiler has: declared predicates of the right arity,
+constants of the declared kinds, variables used consistently and bound by a
+positive atom, no negation or aggregate through recursion, no right-recursion
+over a relation that can be cyclic, and unique rule ids. Every finding is a
+:class:`~liuren_logic.errors.Problem` at ``path:line:col``.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from . import syntax as S
+from .errors import KBError, Position, Problem
+
+OPEN_KINDS = {"any", "int", "text"}
+
+
+@dataclass
+class Program:
+    """A checked set of modules: declarations, facts and rules, in load order."""
+
+    modules: list[S.Module]
+    kinds: dict[str, S.KindDecl] = field(default_factory=dict)
+    preds: dict[str, S.PredDecl] = field(default_factory=dict)
+    facts: list[S.Rule] = field(default_factory=list)
+    rules: list[S.Rule] = field(default_factory=list)
+    members: dict[str, frozenset | None] = field(default_factory=dict)
+    dependencies: nx.DiGraph = field(default_factory=nx.DiGraph)
+
+    def rules_for(self, pred: str) -> list[S.Rule]:
+        return [r for r in self.rules if r.head.pred == pred]
+
+
+class _Checker:
+    def __init__(self, modules: list[S.Module]):
+        self.program = Program(modules)
+        self.problems: list[Problem] = []
+        self.lines = {m.path: m.lines for m in modules}
+
+    def report(self, position: Position, message: str) -> None:
+        lines = self.lines.get(position.path, [])
+        text = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
+        self.problems.append(Problem(position, message, text))
+
+    # declarations ----------------------------------------------------------
+    def declarations(self) -> None:
+        program = self.program
+        for module in program.modules:
+            for kind in module.kinds:
+                if kind.name in program.kinds or kind.name in OPEN_KINDS:
+                    self.report(kind.pos, f"kind {kind.name} is declared twice")
+                else:
+                    program.kinds[kind.name] = kind
+            for pred in module.preds:
+                if pred.name in program.preds:
+                    first = program.preds[pred.name].pos
+                    self.report(pred.pos, f"predicate {pred.name} is already declared at {first}")
+                else:
+                    program.preds[pred.name] = pred
+        for name in program.kinds:
+            program.members[name] = self.members_of(name, set())
+        for name in OPEN_KINDS:
+            program.members[name] = None
+        for pred in program.preds.values():
+            for arg, kind in pred.params:
+                if kind not in program.members:
+                    self.report(pred.pos, f"unknown kind {kind!r} for argument {arg} of {pred.name}{self.suggest(kind, program.members)}")
+
+    def members_of(self, name: str, seen: set) -> frozenset:
+        kind = self.program.kinds[name]
+        if not kind.union:
+            return frozenset(kind.members)
+        members: set = set()
+        for part in kind.union:
+            if part in seen:
+                self.report(kind.pos, f"kind {name} is defined in terms of itself")
+            elif part not in self.program.kinds:
+                self.report(kind.pos, f"unknown kind {part!r} in the union {name}")
+            else:
+                members |= self.members_of(part, seen | {name})
+        return frozenset(members)
+
+    @staticmethod
+    def suggest(name: str, known) -> str:
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+    # clauses ---------------------------------------------------------------
+    def clauses(self) -> None:
+        ids: dict[str, Position] = {}
+        for module in self.program.modules:
+            for rule in module.rules:
+                if rule.annotated:
+                    if rule.id in ids:
+                        self.report(rule.pos, f"rule id {rule.id} is already used at {ids[rule.id]}")
+                    ids.setdefault(rule.id, rule.pos)
+                if self.clause(rule):
+                    (self.program.facts if rule.is_fact else self.program.rules).append(rule)
+
+    def clause(self, rule: S.Rule) -> bool:
+        before = len(self.problems)
+        kinds: dict[str, tuple[str, Position]] = {}
+        for atom in self.atoms(rule):
+            self.atom(atom, kinds)
+        if rule.is_fact:
+            for arg in rule.head.args:
+                if not isinstance(arg, S.Const):
+                    self.report(arg.pos, f"a fact must be ground: {arg} is not a constant")
+        else:
+            self.safety(rule)
+        return len(self.problems) == before
+
+    @staticmethod
+    def atoms(rule: S.Rule):
+        yield rule.head
+        yield from _body_atoms(rule.body)
+
+    def atom(self, atom: S.Atom, kinds: dict) -> None:
+        decl = self.program.preds.get(atom.pred)
+        if decl is None:
+            self.report(atom.pos, f"undeclared predicate {atom.pred}{self.suggest(atom.pred, self.program.preds)}")
+            return
+        if decl.arity != len(atom.args):
+            self.report(atom.pos, f"{atom.pred} takes {decl.arity} argument{'s' * (decl.arity != 1)} "
+                        f"({', '.join(a for a, _ in decl.params)}), not {len(atom.args)}")
+            return
+        for arg, (name, kind) in zip(atom.args, decl.params):
+            if isinstance(arg, S.BinOp):
+                self.report(arg.pos, f"arithmetic cannot stand inside {atom.pred}(…): bind it first, e.g. Y = {arg}")
+            elif isinstance(arg, S.Const):
+                self.constant(arg, kind, f"argument {name} of {atom.pred}")
+            elif not arg.anonymous:
+                self.variable_kind(arg, kind, kinds)
+
+    def constant(self, const: S.Const, kind: str, where: str) -> None:
+        members = self.program.members.get(kind)
+        if kind == "int" and not isinstance(const.value, int):
+            self.report(const.pos, f"{where} is a number, not {const}")
+        elif kind == "text" and not isinstance(const.value, str):
+            self.report(const.pos, f"{where} is text, not {const}")
+        elif members is not None and const.value not in members:
+            shown = " ".join(map(str, sorted(members, key=str)[:12]))
+            more = " …" if len(members) > 12 else ""
+            self.report(const.pos, f"{const} is not a {kind} ({where}; a {kind} is one of: {shown}{more})")
+
+    def variable_kind(self, var: S.Var, kind: str, kinds: dict) -> None:
+        if var.name not in kinds:
+            kinds[var.name] = (kind, var.pos)
+            return
+        other, where = kinds[var.name]
+        if not self.compatible(kind, other):
+            self.report(var.pos, f"variable {var.name} is a {kind} here but a {other} at {where.line}:{where.col}")
+
+    def compatible(self, a: str, b: str) -> bool:
+        if a == b or "any" in (a, b):
+            return True
+        ma, mb = self.program.members.get(a), self.program.members.get(b)
+        if ma is None and mb is None:
+            return False
+        if ma is None or mb is None:
+            open_kind, members = (a, mb) if ma is None else (b, ma)
+            wanted = int if open_kind == "int" else str
+            return any(isinstance(m, wanted) for m in members)
+        return bool(ma & mb)
+
+    # safety ----------------------------------------------------------------
+    def safety(self, rule: S.Rule) -> None:
+        bound = self.bind(rule.body, set())
+        for var in S.atom_variables(rule.head):
+            if var.name not in bound:
+                self.report(var.pos, f"variable {var.name} in the head is not bound by a positive atom of the body")
+        for arg in rule.head.args:
+            if isinstance(arg, S.Var) and arg.anonymous:
+                self.report(arg.pos, "'_' cannot stand in a rule's head")
+        self.uses(rule.body, bound)
+
+    def bind(self, body, outer: set[str]) -> set[str]:
+        """Variables bound by the body: positive atoms, then assignments and aggregate results."""
+        bound = set(outer)
+        for literal in body:
+            if isinstance(literal, S.Atom):
+                bound |= {v.name for v in S.atom_variables(literal)}
+            elif isinstance(literal, S.Aggregate):
+                bound.add(literal.result.name)
+        changed = True
+        while changed:
+            changed = False
+            for literal in body:
+                target = S.assignment_target(literal, bound)
+                if target is not None:
+                    bound.add(target)
+                    changed = True
+        return bound
+
+    def uses(self, body, bound: set[str]) -> None:
+        for literal in body:
+            if isinstance(literal, S.Negation):
+                for var in S.atom_variables(literal.atom):
+                    if var.name not in bound:
+                        self.report(var.pos, f"variable {var.name} under 'not' is not bound by a positive atom (write _ for 'any')")
+            elif isinstance(literal, S.Comparison):
+                for var in S.variables(literal.left) + S.variables(literal.right):
+                    if var.name not in bound:
+                        self.report(var.pos, f"variable {var.name} in a comparison is not bound by a positive atom")
+                for side in (literal.left, literal.right):
+                    if isinstance(side, S.Var) and side.anonymous:
+                        self.report(side.pos, "'_' cannot stand in a comparison")
+            elif isinstance(literal, S.Aggregate):
+                inner = self.bind(literal.body, bound - {literal.result.name})
+                if literal.term.name not in inner:
+                    self.report(literal.term.pos, f"the aggregated variable {literal.term.name} is not bound inside {{ … }}")
+                self.uses(literal.body, inner)
+                if literal.result.name in {v.name for a in _body_atoms(literal.body) for v in S.atom_variables(a)}:
+                    self.report(literal.result.pos, f"the aggregate's result {literal.result.name} cannot also stand inside {{ … }}")
+
+    # recursion -------------------------------------------------------------
+    def recursion(self) -> None:
+        graph = self.program.dependencies
+        graph.add_nodes_from(self.program.preds)
+        for rule in self.program.rules:
+            for literal, negative in _dependencies(rule.body):
+                previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
+                graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, pos=literal.pos)
+        component_of = {}
+        for index, component in enumerate(nx.strongly_connected_components(graph)):
+            for pred in component:
+                component_of[pred] = index
+        for rule in self.program.rules:
+            head = component_of.get(rule.head.pred)
+            for literal, negative in _dependencies(rule.body):
+                if negative and component_of.get(literal.pred) == head:
+                    cycle = self.cycle(literal.pred, rule.head.pred)
+                    self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
+                                "(the program cannot be stratified)")
+            self.right_recursion(rule, component_of)
+
+    def cycle(self, start: str, end: str) -> str:
+        graph = self.program.dependencies
+        path = nx.shortest_path(graph, end, start) if start != end else [start]
+        return " → ".join(path + [end])
+
+    def right_recursion(self, rule: S.Rule, component_of: dict) -> None:
+        atoms = [lit for lit in rule.body if isinstance(lit, S.Atom)]
+        head = component_of.get(rule.head.pred)
+        recursive = [a for a in atoms if component_of.get(a.pred) == head and self.recursive(a.pred, rule.head.pred)]
+        if not recursive or atoms[0] in recursive:
+            return
+        for step in atoms[: atoms.index(recursive[0])]:
+            reason = self.can_cycle(step.pred)
+            if reason:
+                self.report(recursive[0].pos, f"right recursion: {rule.head.pred} calls itself after {step.pred}, "
+                            f"which {reason}; pyDatalog does not terminate on that. Put the recursive atom first "
+                            f"(left recursion), e.g. {rule.head.pred}(X, Z) :- {rule.head.pred}(X, Y), {step.pred}(Y, Z).")
+                return
+
+    def recursive(self, body_pred: str, head_pred: str) -> bool:
+        graph = self.program.dependencies
+        return nx.has_path(graph, head_pred, body_pred)
+
+    def can_cycle(self, pred: str) -> str:
+        """Why a relation may contain a cycle (empty when its facts show it cannot)."""
+        if self.program.rules_for(pred):
+            return "is derived by rules and may be cyclic"
+        edges = nx.DiGraph()
+        for fact in self.program.facts:
+            if fact.head.pred == pred and len(fact.head.args) >= 2:
+                edges.add_edge(fact.head.args[0].value, fact.head.args[1].value)
+        try:
+            cycle = nx.find_cycle(edges)
+        except nx.NetworkXNoCycle:
+            return ""
+        return "has the cycle " + " → ".join(str(a) for a, _ in cycle) + f" → {cycle[0][0]}"
+
+
+def _body_atoms(body):
+    for literal in body:
+        if isinstance(literal, S.Atom):
+            yield literal
+        elif isinstance(literal, S.Negation):
+            yield literal.atom
+        elif isinstance(literal, S.Aggregate):
+            yield from _body_atoms(literal.body)
+
+
+def _dependencies(body, negative: bool = False):
+    """(atom, through negation or aggregate) for every atom a body depends on."""
+    for literal in body:
+        if isinstance(literal, S.Atom):
+            yield literal, negative
+        elif isinstance(literal, S.Negation):
+            yield literal.atom, True
+        elif isinstance(literal, S.Aggregate):
+            yield from _dependencies(literal.body, True)
+
+
+def check(modules: list[S.Module]) -> Program:
+    """Check modules together; return the program or raise :class:`KBError` listing every problem."""
+    checker = _Checker(modules)
+    checker.declarations()
+    checker.clauses()
+    if not checker.problems:
+        checker.recursion()
+    if checker.problems:
+        raise KBError(checker.problems)
+    return checker.program

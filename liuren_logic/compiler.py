@@ -1,0 +1,274 @@
+"""A checked program → pyDatalog clauses through its Python API (never ``load``/``ask``).
+
+The firing-rule rewrite makes derivations data: rule ``r``
+
+    h(X, Z) :- a(X, Y), b(Y, Z).
+
+becomes ``Fire_r(X, Y, Z) <= a(X, Y) & b(Y, Z)`` and ``h(X, Z) <= Fire_r(X, Y, Z)``,
+so every way a head was derived can be read back with all its bindings. KB predicates
+are compiled as ``k_<name>``; internal ones start with a capital letter.
+
+Bodies are reordered before compiling, because pyDatalog evaluates left to right
+and silently answers wrongly when a negation or comparison meets an unbound
+variable: each filter is placed as soon as its variables are bound.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyDatalog.pyParser import Term
+
+from . import syntax as S
+
+AGGREGATE_FUNCTIONS = {"count": "len_", "sum": "sum_", "max": "max_", "min": "min_"}
+ALL = "all"  # first key of every aggregate function, so that a group may be empty
+
+
+def relation(pred: str) -> str:
+    """pyDatalog's name for a KB predicate: prefixed, so none can clash with its built-ins (rank, len_ …)."""
+    return "k_" + pred
+
+
+@dataclass(frozen=True)
+class CompiledAggregate:
+    literal: S.Aggregate
+    helper: str  # Agg…(group…, inner…): every witness with its bindings
+    function: str  # AggF…[all, group…] == value
+    exists: str  # AggAny…(group…): the group is not empty (for count = 0)
+    group: tuple[str, ...]
+    inner: tuple[str, ...]
+    body: tuple[S.Literal, ...]
+
+
+@dataclass(frozen=True)
+class CompiledRule:
+    rule: S.Rule
+    index: int
+    fire: str
+    body: tuple[S.Literal, ...]  # in evaluation order, anonymous variables named
+    variables: tuple[str, ...]  # the arguments of the fire relation
+    aggregates: dict  # Aggregate literal → CompiledAggregate
+
+    @property
+    def id(self) -> str:
+        return self.rule.id
+
+
+def schedule(body, bound: set[str]) -> tuple[S.Literal, ...]:
+    """Order a body so that every filter comes right after the atoms that bind its variables."""
+    pending, ordered, bound = list(body), [], set(bound)
+    while pending:
+        ready = next((lit for lit in pending if not isinstance(lit, S.Atom) and _ready(lit, bound)), None)
+        if ready is None:
+            ready = next((lit for lit in pending if isinstance(lit, S.Atom)), pending[0])
+        pending.remove(ready)
+        ordered.append(ready)
+        bound |= _binds(ready, bound)
+    return tuple(ordered)
+
+
+def _ready(literal, bound: set[str]) -> bool:
+    if isinstance(literal, S.Negation):
+        return all(v.name in bound for v in S.atom_variables(literal.atom))
+    if isinstance(literal, S.Comparison):
+        names = {v.name for v in S.variables(literal.left) + S.variables(literal.right)}
+        return names <= bound or S.assignment_target(literal, bound) is not None
+    if isinstance(literal, S.Aggregate):
+        return all(v in bound for v in _outer_names(literal) - {literal.result.name})
+    return True
+
+
+def _outer_names(aggregate: S.Aggregate) -> set[str]:
+    return {v.name for a in _atoms(aggregate.body) for v in S.atom_variables(a)}
+
+
+def _binds(literal, bound: set[str]) -> set[str]:
+    if isinstance(literal, S.Atom):
+        return {v.name for v in S.atom_variables(literal)}
+    if isinstance(literal, S.Aggregate):
+        return {literal.result.name}
+    target = S.assignment_target(literal, bound)
+    return {target} if target else set()
+
+
+def _atoms(body):
+    for literal in body:
+        if isinstance(literal, S.Atom):
+            yield literal
+        elif isinstance(literal, S.Negation):
+            yield literal.atom
+
+
+class _Namer:
+    """Gives every ``_`` its own name, so fire relations keep whole bindings."""
+
+    def __init__(self):
+        self.count = 0
+
+    def term(self, term):
+        if isinstance(term, S.Var) and term.anonymous:
+            self.count += 1
+            return S.Var(f"_{self.count}·", term.pos)
+        if isinstance(term, S.BinOp):
+            return S.BinOp(term.op, self.term(term.left), self.term(term.right), term.pos)
+        return term
+
+    def atom(self, atom: S.Atom) -> S.Atom:
+        return S.Atom(atom.pred, tuple(self.term(a) for a in atom.args), atom.pos)
+
+    def literal(self, literal):
+        if isinstance(literal, S.Atom):
+            return self.atom(literal)
+        if isinstance(literal, S.Negation):
+            return S.Negation(self.atom(literal.atom), literal.pos)
+        if isinstance(literal, S.Aggregate):
+            return S.Aggregate(literal.result, literal.func, literal.term,
+                               tuple(self.literal(l) for l in literal.body), literal.pos)
+        return literal
+
+
+def _ordered_variables(body) -> tuple[str, ...]:
+    names: list[str] = []
+    bound: set[str] = set()
+    for literal in body:
+        for name in sorted(_binds(literal, bound), key=lambda n: _first_index(literal, n)):
+            if name not in names:
+                names.append(name)
+        bound |= _binds(literal, bound)
+    return tuple(names)
+
+
+def _first_index(literal, name: str) -> int:
+    if isinstance(literal, S.Atom):
+        return [v.name for v in S.atom_variables(literal)].index(name)
+    return 0
+
+
+def plan(rule: S.Rule, index: int) -> CompiledRule:
+    """Name anonymous variables, order the body and work out the fire relation of a rule."""
+    namer = _Namer()
+    body = schedule([namer.literal(l) for l in rule.body], set())
+    aggregates = {}
+    outside = {v.name for lit in body if not isinstance(lit, S.Aggregate) for v in _literal_variables(lit)}
+    outside |= {v.name for v in S.atom_variables(rule.head)}
+    for number, literal in enumerate(l for l in body if isinstance(l, S.Aggregate)):
+        inner_body = schedule(literal.body, set())
+        inner_names = _ordered_variables(inner_body)
+        group = tuple(n for n in inner_names if n in outside)
+        inner = tuple(n for n in inner_names if n not in outside)
+        tag = f"{index}_{number}"
+        aggregates[literal] = CompiledAggregate(literal, f"Agg_{tag}", f"AggF_{tag}", f"AggAny_{tag}",
+                                                group, inner, inner_body)
+    return CompiledRule(rule, index, f"Fire_{index}", body, _ordered_variables(body), aggregates)
+
+
+def _literal_variables(literal):
+    if isinstance(literal, S.Atom):
+        return S.atom_variables(literal)
+    if isinstance(literal, S.Negation):
+        return S.atom_variables(literal.atom)
+    if isinstance(literal, S.Comparison):
+        return S.variables(literal.left) + S.variables(literal.right)
+    return [literal.result]
+
+
+# pyDatalog terms -----------------------------------------------------------
+
+def constant(value) -> Term:
+    return Term(value, forced_type="constant")
+
+
+class _Emitter:
+    """Builds the pyDatalog terms of one clause; KB variable names map to V0, V1, …"""
+
+    def __init__(self):
+        self.names: dict[str, Term] = {}
+
+    def var(self, name: str) -> Term:
+        if name not in self.names:
+            self.names[name] = Term(f"V{len(self.names)}")
+        return self.names[name]
+
+    def term(self, term):
+        if isinstance(term, S.Var):
+            return self.var(term.name)
+        if isinstance(term, S.Const):
+            return constant(term.value)
+        left, right = self.term(term.left), self.term(term.right)
+        return {"+": left + right, "-": left - right, "*": left * right, "mod": left % right}[term.op]
+
+    def atom(self, atom: S.Atom):
+        return Term(relation(atom.pred))(*[self.term(a) for a in atom.args])
+
+    def comparison(self, literal: S.Comparison, bound: set[str]):
+        target = S.assignment_target(literal, bound)
+        left, right = literal.left, literal.right
+        if target is not None and not (isinstance(left, S.Var) and left.name == target):
+            left, right = right, left
+        a, b = self.term(left), self.term(right)
+        return {"=": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[literal.op]()
+
+    def body(self, body, aggregates: dict, zero: S.Aggregate | None = None):
+        parts, bound = [], set()
+        for literal in body:
+            if isinstance(literal, S.Atom):
+                parts.append(self.atom(literal))
+            elif isinstance(literal, S.Negation):
+                parts.append(~self.atom(literal.atom))
+            elif isinstance(literal, S.Comparison):
+                parts.append(self.comparison(literal, bound))
+            elif literal is zero:
+                agg = aggregates[literal]
+                parts.append(~Term(agg.exists)(*self.group(agg)))
+                parts.append(self.var(literal.result.name) == constant(0))
+            else:
+                agg = aggregates[literal]
+                parts.append(Term(agg.function)[self.keys(agg)] == self.var(literal.result.name))
+            bound |= _binds(literal, bound)
+        result = parts[0]
+        for part in parts[1:]:
+            result = result & part
+        return result
+
+    def group(self, agg: CompiledAggregate):
+        return [self.var(n) for n in agg.group] or [constant(ALL)]
+
+    def keys(self, agg: CompiledAggregate):
+        return tuple([constant(ALL)] + [self.var(n) for n in agg.group])
+
+
+def emit_fact(rule: S.Rule) -> None:
+    +Term(relation(rule.head.pred))(*[constant(a.value) for a in rule.head.args])
+
+
+def emit_rule(compiled: CompiledRule) -> None:
+    """Assert the clauses of one rule into the active pyDatalog logic."""
+    for agg in compiled.aggregates.values():
+        _emit_aggregate(agg)
+    variants = [None] + [a for a in compiled.aggregates if a.func == "count"]
+    for zero in variants:
+        emitter = _Emitter()
+        fire = Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
+        fire <= emitter.body(compiled.body, compiled.aggregates, zero)
+    emitter = _Emitter()
+    emitter.atom(compiled.rule.head) <= Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
+
+
+def _emit_aggregate(agg: CompiledAggregate) -> None:
+    emitter = _Emitter()
+    helper = Term(agg.helper)(*emitter.group(agg), *[emitter.var(n) for n in agg.inner])
+    helper <= emitter.body(agg.body, {})
+    emitter = _Emitter()
+    helper = Term(agg.helper)(*emitter.group(agg), *[emitter.var(n) for n in agg.inner])
+    value = emitter.var(agg.literal.term.name)
+    function = Term(AGGREGATE_FUNCTIONS[agg.literal.func])
+    if agg.literal.func in ("max", "min"):
+        aggregate = function(value, order_by=value)
+    elif agg.literal.func == "sum":
+        aggregate = function(value, for_each=value)
+    else:
+        aggregate = function(value)
+    (Term(agg.function)[emitter.keys(agg)] == aggregate) <= helper
+    emitter = _Emitter()
+    Term(agg.exists)(*emitter.group(agg)) <= Term(agg.helper)(*emitter.group(agg), *[emitter.var(n) for n in agg.inner])

@@ -1,0 +1,95 @@
+"""A loaded knowledge base: its own pyDatalog logic, its facts with their origins, queries.
+
+Each :class:`KnowledgeBase` owns one ``pyDatalog.Logic()``, so several (two schools
+in an audit) live in one process; it switches the thread's logic to itself before
+every operation. Use one knowledge base from one thread at a time.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable, Optional, Sequence
+
+from pyDatalog import Logic
+from pyDatalog.pyParser import Term
+
+from . import compiler
+from . import syntax as S
+from .checker import Program
+
+Value = str | int
+Pattern = Sequence[Optional[Value]]
+
+_active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
+
+
+class KnowledgeBase:
+    """A checked program compiled into a fresh pyDatalog logic."""
+
+    def __init__(self, program: Program, name: str = "kb"):
+        self.program = program
+        self.name = name
+        self.rules = [compiler.plan(rule, index) for index, rule in enumerate(program.rules)]
+        self.rule_by_id = {r.id: r for r in self.rules}
+        self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list)
+        for compiled in self.rules:
+            self.rules_for[compiled.rule.head.pred].append(compiled)
+        self.origins: dict[tuple, str] = {}  # (pred, args) → "file:line" or why a runtime fact holds
+        Logic()  # a fresh, empty logic for this knowledge base
+        _active[0] = self
+        for fact in program.facts:
+            compiler.emit_fact(fact)
+            key = (fact.head.pred, tuple(a.value for a in fact.head.args))
+            self.origins.setdefault(key, f"{fact.pos.path}:{fact.pos.line}")
+        for compiled in self.rules:
+            compiler.emit_rule(compiled)
+        self._logic = Logic(True)
+
+    def activate(self) -> None:
+        if _active[0] is not self:
+            Logic(self._logic)
+            self._logic = Logic(True)
+            _active[0] = self
+
+    # facts -------------------------------------------------------------------
+    def add_fact(self, pred: str, args: Sequence[Value], origin: str) -> None:
+        """Assert a run-time fact (a chart's input), remembering why it holds."""
+        self.activate()
+        +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
+        self.origins[(pred, tuple(args))] = origin
+
+    def remove_fact(self, pred: str, args: Sequence[Value]) -> None:
+        self.activate()
+        -Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
+        self.origins.pop((pred, tuple(args)), None)
+
+    def is_fact(self, pred: str, args: Sequence[Value]) -> bool:
+        return (pred, tuple(args)) in self.origins
+
+    # queries -----------------------------------------------------------------
+    def query(self, pred: str, pattern: Pattern) -> list[tuple]:
+        """All tuples of ``pred`` matching the pattern (``None`` = any), sorted."""
+        self.activate()
+        terms = [compiler.constant(v) if v is not None else Term(f"Q{i}") for i, v in enumerate(pattern)]
+        name = compiler.relation(pred) if pred in self.program.preds else pred
+        rows = Term(name)(*terms).lua.ask() or []
+        return sorted(set(rows), key=_sort_key)
+
+    def holds(self, pred: str, args: Pattern) -> bool:
+        return bool(self.query(pred, args))
+
+    def aggregate_value(self, agg: compiler.CompiledAggregate, group: Sequence[Value]):
+        """The value of an aggregate for one group, or None when the group is empty."""
+        self.activate()
+        keys = tuple(compiler.constant(v) for v in [compiler.ALL, *group])
+        rows = (Term(agg.function)[keys] == Term("Q")).lua.ask() or []
+        return rows[0][-1] if rows else None
+
+    def declared(self, pred: str) -> Optional[S.PredDecl]:
+        return self.program.preds.get(pred)
+
+    def rows(self, preds: Iterable[str]) -> dict[str, list[tuple]]:
+        return {p: self.query(p, [None] * self.program.preds[p].arity) for p in preds}
+
+
+def _sort_key(row: tuple) -> tuple:
+    return tuple((0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in row)

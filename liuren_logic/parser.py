@@ -1,0 +1,266 @@
+"""KB text → :class:`~liuren_logic.syntax.Module`, with positions on every node.
+
+The grammar is ``kb.lark`` (LALR). Nothing here executes the text: constants stay
+data, and a syntax error becomes a :class:`~liuren_logic.errors.KBError` naming
+``path:line:col`` with a caret line.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import NamedTuple
+from importlib.resources import files
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from . import syntax as S
+from .errors import KBError, Position, Problem
+from .script import traditional
+
+# How the grammar's named terminals read in an error message.
+_TERMINAL_NAMES = {
+    "NAME": "a lower-case name",
+    "VAR": "a variable",
+    "CJK": "a Chinese constant",
+    "INT": "a number",
+    "SIGNED_INT": "a number",
+    "STRING": "a quoted string",
+    "RULE_ID": "a dotted rule id such as zeike.lower",
+    "COMPARE": "a comparison (= != < <= > >=)",
+    "AGGREGATE": "count, sum, max or min",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*' or 'mod'",
+    "LANG": "zh or en",
+    "INPUT": "input",
+    "$END": "the end of the file",
+}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = files("liuren_logic").joinpath("kb.lark").read_text("utf-8")
+    return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def _describe(terminal: str) -> str:
+    if terminal in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[terminal]
+    for definition in _parser().terminals:
+        if definition.name == terminal:
+            return repr(definition.pattern.value)
+    return terminal
+
+
+def _unquote(token: str) -> str:
+    body = token[1:-1]
+    out, i = [], 0
+    while i < len(body):
+        if body[i] == "\\" and i + 1 < len(body):
+            out.append({"n": "\n", "t": "\t"}.get(body[i + 1], body[i + 1]))
+            i += 2
+        else:
+            out.append(body[i])
+            i += 1
+    return "".join(out)
+
+
+class _Builder(Transformer):
+    """Turns the lark tree into syntax nodes, keeping each node's position."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.path = path
+
+    def _pos(self, meta_or_token) -> Position:
+        return Position(self.path, meta_or_token.line, meta_or_token.column)
+
+    def constant(self, children):
+        (token,) = children
+        if token.type in ("INT", "SIGNED_INT"):
+            value = int(token)
+        elif token.type == "STRING":
+            value = _unquote(str(token))
+        elif token.type == "CJK":
+            value = traditional(str(token))
+        else:
+            value = str(token)
+        return S.Const(value, self._pos(token))
+
+    def var(self, children):
+        (token,) = children
+        return S.Var(str(token), self._pos(token))
+
+    def binop(self, children):
+        left, op, right = children
+        return S.BinOp(str(op), left, right, left.pos)
+
+    @v_args(meta=True)
+    def atom(self, meta, children):
+        name, *args = children
+        return S.Atom(str(name), tuple(args), self._pos(meta))
+
+    @v_args(meta=True)
+    def negation(self, meta, children):
+        return S.Negation(children[0], self._pos(meta))
+
+    @v_args(meta=True)
+    def comparison(self, meta, children):
+        left, op, right = children
+        return S.Comparison(str(op), left, right, self._pos(meta))
+
+    @v_args(meta=True)
+    def aggregate(self, meta, children):
+        result, op, func, term, *body = children
+        position = self._pos(meta)
+        if not isinstance(result, S.Var) or result.anonymous or str(op) != "=":
+            raise _Located(position, f"an aggregate is written 'Var = {func} Term : {{ … }}'")
+        return S.Aggregate(result, str(func), S.Var(str(term), self._pos(term)), tuple(body), position)
+
+    def label(self, children):
+        lang, text = children
+        return _Label(str(lang), _unquote(str(text)))
+
+    def source(self, children):
+        return _Label("source", _unquote(str(children[0])))
+
+    def param(self, children):
+        return (str(children[0]), str(children[1]))
+
+    @v_args(meta=True)
+    def kind_enum(self, meta, children):
+        name, *members = children
+        return S.KindDecl(str(name), tuple(m.value for m in members), (), self._pos(meta))
+
+    @v_args(meta=True)
+    def kind_union(self, meta, children):
+        name, *parts = children
+        return S.KindDecl(str(name), (), tuple(map(str, parts)), self._pos(meta))
+
+    @v_args(meta=True)
+    def pred_decl(self, meta, children):
+        name, *rest = children
+        params = tuple(c for c in rest if type(c) is tuple)
+        labels = tuple(tuple(c) for c in rest if isinstance(c, _Label))
+        is_input = any(isinstance(c, Token) and c.type == "INPUT" for c in rest)
+        return S.PredDecl(str(name), params, labels, is_input, self._pos(meta))
+
+    @v_args(meta=True)
+    def rule_annot(self, meta, children):
+        rule_id, *rest = children
+        labels = tuple(tuple(c) for c in rest if c.lang != "source")
+        source = next((c.text for c in rest if c.lang == "source"), "")
+        return _Annotation(str(rule_id), labels, source, self._pos(meta))
+
+    @v_args(meta=True)
+    def clause(self, meta, children):
+        head, *body = children
+        return _Clause(head, tuple(body), self._pos(meta))
+
+
+class _Label(NamedTuple):
+    lang: str
+    text: str
+
+
+class _Located(Exception):
+    def __init__(self, position: Position, message: str):
+        super().__init__(message)
+        self.position = position
+        self.message = message
+
+
+class _Annotation:
+    def __init__(self, rule_id, labels, source, pos):
+        self.rule_id, self.labels, self.source, self.pos = rule_id, labels, source, pos
+
+
+class _Clause:
+    def __init__(self, head, body, pos):
+        self.head, self.body, self.pos = head, body, pos
+
+
+def parse(text: str, path: str = "<input>") -> S.Module:
+    """Parse one KB file's text; raise :class:`KBError` on a syntax error."""
+    lines = text.splitlines()
+    try:
+        tree = _parser().parse(text)
+        items = _Builder(path).transform(tree).children
+    except UnexpectedInput as error:
+        raise KBError([_syntax_problem(error, path, lines)]) from None
+    except VisitError as error:
+        located = error.orig_exc
+        if isinstance(located, _Located):
+            raise KBError([_problem(located.position, located.message, lines)]) from None
+        raise
+    return _assemble(items, path, lines)
+
+
+def parse_file(path, display: str | None = None) -> S.Module:
+    """Read and parse a KB file; undecodable bytes are a located error too."""
+    from pathlib import Path
+
+    name = display or str(path)
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start].decode("utf-8", errors="replace")
+        line = before.count("\n") + 1
+        col = len(before) - (before.rfind("\n") + 1) + 1
+        raise KBError([Problem(Position(name, line, col), "this byte is not UTF-8 text")]) from None
+    return parse(text, name)
+
+
+def _assemble(items, path: str, lines: list[str]) -> S.Module:
+    module = S.Module(path, lines=lines)
+    pending: _Annotation | None = None
+    problems: list[Problem] = []
+    stem = path.rsplit("/", 1)[-1].removesuffix(".dl")
+    for item in items:
+        if isinstance(item, S.KindDecl):
+            module.kinds.append(item)
+        elif isinstance(item, S.PredDecl):
+            module.preds.append(item)
+        elif isinstance(item, _Annotation):
+            if pending is not None:
+                problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))
+            pending = item
+        else:
+            if pending is not None and not item.body:
+                problems.append(_problem(pending.pos, f"@rule {pending.rule_id} annotates a fact; facts need no rule id", lines))
+                pending = None
+            if pending is not None:
+                rule = S.Rule(item.head, item.body, pending.rule_id, pending.labels, pending.source, True, item.pos)
+                pending = None
+            else:
+                rule = S.Rule(item.head, item.body, f"{stem}.{item.pos.line}", pos=item.pos)
+            module.rules.append(rule)
+    if pending is not None:
+        problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))
+    if problems:
+        raise KBError(problems)
+    return module
+
+
+def _problem(position: Position, message: str, lines: list[str]) -> Problem:
+    source_line = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
+    return Problem(position, message, source_line)
+
+
+def _syntax_problem(error: UnexpectedInput, path: str, lines: list[str]) -> Problem:
+    line = getattr(error, "line", None) or max(len(lines), 1)
+    column = getattr(error, "column", None) or 1
+    if isinstance(error, UnexpectedEOF) or (isinstance(error, UnexpectedToken) and error.token.type == "$END"):
+        found = "the end of the file"
+        line, column = max(len(lines), 1), len(lines[-1]) + 1 if lines else 1
+    elif isinstance(error, UnexpectedToken):
+        found = repr(str(error.token))
+    elif isinstance(error, UnexpectedCharacters):
+        found = repr(error.char)
+    else:
+        found = "this"
+    expected = sorted({_describe(t) for t in (getattr(error, "expected", None) or getattr(error, "allowed", None) or ())})
+    message = f"unexpected {found}"
+    if expected:
+        message += "; expected " + (expected[0] if len(expected) == 1 else "one of: " + ", ".join(expected))
+    return _problem(Position(path, line, column), message, lines)

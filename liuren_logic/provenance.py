@@ -1,0 +1,385 @@
+"""Derivations as networkx graphs: ``why`` (a minimal-height proof) and ``why_not``.
+
+Node kinds (attribute ``kind``):
+
+``atom``       a derived atom; one edge to the rule application that derived it
+``fact``       a base fact (``where`` = file:line, or the reason a chart fact holds)
+``rule``       a rule application: ``rule``, ``where``, ``source``, ``bindings``, labels
+``not``        a negated literal that holds; its children say why the atom fails
+``compare``    a comparison with its values (``holds`` True or False)
+``aggregate``  an aggregate: ``func``, ``value``; children are its witnesses
+``absent``     an atom that does not hold (why-not); children: the rules that fail
+``fail``       a rule that could have derived an absent atom, and where it fails
+``holds``      (why-not) a negated literal that fails because its atom holds
+
+Edges point from a conclusion to what supports it and carry ``order`` (the body
+position) so views can keep the rule's order. Node ids are short hashes of the
+node's text, so the same question gives the same graph, byte for byte.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+import networkx as nx
+
+from . import syntax as S
+from .compiler import CompiledAggregate, CompiledRule
+from .engine import KnowledgeBase, Value, _sort_key
+from .errors import LiurenError
+from .labels import atom_label, fill
+
+GroundAtom = tuple  # (pred, (values…))
+MAX_DEAD_ENDS = 12
+MAX_PARTIALS = 500
+
+
+class NotDerivable(LiurenError):
+    """``why`` was asked of an atom that does not hold."""
+
+
+class Derivable(LiurenError):
+    """``why_not`` was asked of an atom that holds."""
+
+
+def atom_text(pred: str, args: Sequence[Optional[Value]]) -> str:
+    return f"{pred}({', '.join('_' if a is None else S.format_value(a) for a in args)})"
+
+
+def node_id(kind: str, text: str) -> str:
+    return "n" + hashlib.sha1(f"{kind}|{text}".encode()).hexdigest()[:16]
+
+
+@dataclass
+class Firing:
+    """One way a rule fired: the compiled rule and the values of all its variables."""
+
+    rule: CompiledRule
+    binding: dict
+    premises: list = field(default_factory=list)  # ground atoms the firing rests on
+
+    @property
+    def sort_key(self):
+        return (self.rule.index, _sort_key(tuple(self.binding[v] for v in self.rule.variables)))
+
+
+def substitute(term, binding: dict):
+    """The value of a term under a binding (None when a variable is unbound)."""
+    if isinstance(term, S.Const):
+        return term.value
+    if isinstance(term, S.Var):
+        return binding.get(term.name)
+    left, right = substitute(term.left, binding), substitute(term.right, binding)
+    if left is None or right is None:
+        return None
+    if not (isinstance(left, int) and isinstance(right, int)):
+        return None
+    if term.op == "mod":
+        return left % right if right else None
+    return {"+": left + right, "-": left - right, "*": left * right}[term.op]
+
+
+def compare(op: str, left, right) -> bool:
+    if op in ("=", "!="):
+        return (left == right) == (op == "=")
+    if type(left) is not type(right):
+        return False
+    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+
+
+def show_term(term, binding: dict) -> str:
+    """A term with its variables replaced by their values: ``(2 + 6) mod 12``."""
+    if isinstance(term, S.BinOp):
+        return f"({show_term(term.left, binding)} {term.op} {show_term(term.right, binding)})"
+    value = substitute(term, binding)
+    return "_" if value is None else S.format_value(value)
+
+
+def ground(atom: S.Atom, binding: dict) -> tuple:
+    return tuple(substitute(a, binding) for a in atom.args)
+
+
+class Explainer:
+    """Answers why and why-not questions over one knowledge base."""
+
+    def __init__(self, kb: KnowledgeBase, why_not_depth: int = 2):
+        self.kb = kb
+        self.why_not_depth = why_not_depth
+        self._firings: dict[GroundAtom, list[Firing]] = {}
+
+    # firings -----------------------------------------------------------------
+    def firings(self, atom: GroundAtom) -> list[Firing]:
+        """Every application of a rule that derives this ground atom."""
+        if atom in self._firings:
+            return self._firings[atom]
+        pred, args = atom
+        found = []
+        for compiled in self.kb.rules_for.get(pred, ()):
+            binding = _unify(compiled.rule.head.args, args)
+            if binding is None:
+                continue
+            pattern = [binding.get(v) for v in compiled.variables]
+            for row in self.kb.query(compiled.fire, pattern):
+                firing = Firing(compiled, dict(zip(compiled.variables, row)))
+                firing.premises = self._premises(firing)
+                found.append(firing)
+        found.sort(key=lambda f: f.sort_key)
+        self._firings[atom] = found
+        return found
+
+    def _premises(self, firing: Firing) -> list[GroundAtom]:
+        out = []
+        for literal in firing.rule.body:
+            if isinstance(literal, S.Atom):
+                out.append((literal.pred, ground(literal, firing.binding)))
+            elif isinstance(literal, S.Aggregate):
+                agg = firing.rule.aggregates[literal]
+                for witness in self.witnesses(agg, firing.binding):
+                    out.extend((a.pred, ground(a, witness)) for a in agg.body if isinstance(a, S.Atom))
+        return out
+
+    def witnesses(self, agg: CompiledAggregate, binding: dict) -> list[dict]:
+        group = [binding[n] for n in agg.group] or ["all"]
+        rows = self.kb.query(agg.helper, group + [None] * len(agg.inner))
+        names = (agg.group or ("·all",)) + agg.inner
+        return [dict(zip(names, row)) for row in rows]
+
+    def is_fact(self, atom: GroundAtom) -> bool:
+        return self.kb.is_fact(*atom)
+
+    # why ---------------------------------------------------------------------
+    def why(self, pred: str, args: Sequence[Value]) -> nx.DiGraph:
+        """A minimal-height derivation of a ground atom."""
+        root = (pred, tuple(args))
+        if not self.is_fact(root) and not self.firings(root):
+            raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
+        chosen = self._choose(root)
+        graph = nx.DiGraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
+        graph.graph["root"] = self._add_atom(graph, root, chosen)
+        return graph
+
+    def _choose(self, root: GroundAtom) -> dict[GroundAtom, tuple[Firing, int]]:
+        """Explore every derivation below root; keep, per atom, a firing of least height."""
+        explored: dict[GroundAtom, list[Firing]] = {}
+        stack = [root]
+        while stack:
+            atom = stack.pop()
+            if atom in explored or self.is_fact(atom):
+                continue
+            explored[atom] = self.firings(atom)
+            for firing in explored[atom]:
+                stack.extend(p for p in firing.premises if p not in explored)
+        height = {atom: math.inf for atom in explored}
+
+        def of(atom):
+            return 0 if self.is_fact(atom) else height.get(atom, math.inf)
+
+        changed = True
+        while changed:
+            changed = False
+            for atom, firings in explored.items():
+                best = min((1 + max(map(of, f.premises), default=0) for f in firings), default=math.inf)
+                if best < height[atom]:
+                    height[atom], changed = best, True
+        chosen = {}
+        for atom, firings in explored.items():
+            usable = [f for f in firings if 1 + max(map(of, f.premises), default=0) == height[atom]]
+            if usable:
+                chosen[atom] = (min(usable, key=lambda f: f.sort_key), height[atom])
+        return chosen
+
+    def _add_atom(self, graph: nx.DiGraph, atom: GroundAtom, chosen) -> str:
+        pred, args = atom
+        text = atom_text(pred, args)
+        kind = "fact" if self.is_fact(atom) else "atom"
+        nid = node_id(kind, text)
+        if nid in graph:
+            return nid
+        graph.add_node(nid, **self._atom_attrs(kind, pred, args))
+        if kind == "fact":
+            graph.nodes[nid]["where"] = self.kb.origins[(pred, tuple(args))]
+        else:
+            firing, graph.nodes[nid]["height"] = chosen[atom]
+            graph.add_edge(nid, self._add_firing(graph, firing, chosen), order=0)
+        return nid
+
+    def _atom_attrs(self, kind: str, pred: str, args) -> dict:
+        decl = self.kb.declared(pred)
+        return {"kind": kind, "text": atom_text(pred, args), "pred": pred,
+                "args": [("_" if a is None else a) for a in args],
+                "zh": atom_label(decl, args, "zh"), "en": atom_label(decl, args, "en")}
+
+    def _rule_attrs(self, compiled: CompiledRule, binding: dict, kind: str = "rule") -> dict:
+        rule = compiled.rule
+        shown = {k: v for k, v in binding.items() if not k.endswith("·")}
+        bindings = ", ".join(f"{k}={S.format_value(v)}" for k, v in sorted(shown.items()))
+        return {"kind": kind, "text": f"{rule.id} [{bindings}]", "rule": rule.id,
+                "where": f"{rule.pos.path}:{rule.pos.line}", "source": rule.source,
+                "labelled": rule.annotated, "bindings": bindings,
+                "zh": fill(rule.label("zh"), shown), "en": fill(rule.label("en"), shown)}
+
+    def _add_firing(self, graph, firing: Firing, chosen) -> str:
+        attrs = self._rule_attrs(firing.rule, firing.binding)
+        nid = node_id("rule", attrs["text"])
+        if nid in graph:
+            return nid
+        graph.add_node(nid, **attrs)
+        for order, literal in enumerate(firing.rule.body):
+            child = self._add_literal(graph, firing, literal, chosen)
+            graph.add_edge(nid, child, order=order)
+        return nid
+
+    def _add_literal(self, graph, firing: Firing, literal, chosen) -> str:
+        binding = firing.binding
+        if isinstance(literal, S.Atom):
+            return self._add_atom(graph, (literal.pred, ground(literal, binding)), chosen)
+        if isinstance(literal, S.Comparison):
+            return self._add_comparison(graph, literal, binding, True)
+        if isinstance(literal, S.Negation):
+            pattern = ground(literal.atom, binding)
+            text = "not " + atom_text(literal.atom.pred, pattern)
+            nid = node_id("not", text)
+            if nid not in graph:
+                graph.add_node(nid, **{**self._atom_attrs("not", literal.atom.pred, pattern), "text": text})
+                child = self._add_absent(graph, literal.atom.pred, pattern, self.why_not_depth)
+                graph.add_edge(nid, child, order=0)
+            return nid
+        return self._add_aggregate(graph, firing, literal, chosen)
+
+    def _add_comparison(self, graph, literal: S.Comparison, binding: dict, holds: bool) -> str:
+        text = f"{show_term(literal.left, binding)} {literal.op} {show_term(literal.right, binding)}"
+        nid = node_id("compare", text)
+        graph.add_node(nid, kind="compare", text=text, holds=holds, zh=text, en=text)
+        return nid
+
+    def _add_aggregate(self, graph, firing: Firing, literal: S.Aggregate, chosen) -> str:
+        agg = firing.rule.aggregates[literal]
+        value = firing.binding[literal.result.name]
+        group = ", ".join(f"{n}={S.format_value(firing.binding[n])}" for n in agg.group)
+        text = f"{literal.result.name} = {literal.func} {literal.term.name} : {{ {', '.join(map(str, literal.body))} }}"
+        text += f" [{group}] = {S.format_value(value)}"
+        nid = node_id("aggregate", text)
+        if nid in graph:
+            return nid
+        graph.add_node(nid, kind="aggregate", text=text, func=literal.func, value=value, zh=text, en=text)
+        for order, witness in enumerate(self.witnesses(agg, firing.binding)):
+            term = witness[literal.term.name]
+            wins = literal.func in ("max", "min") and term == value
+            for atom in (a for a in agg.body if isinstance(a, S.Atom)):
+                child = self._add_atom(graph, (atom.pred, ground(atom, witness)), chosen)
+                graph.add_edge(nid, child, order=order, chosen=wins, counted=S.format_value(term))
+        return nid
+
+    # why not -----------------------------------------------------------------
+    def why_not(self, pred: str, pattern: Sequence[Optional[Value]], depth: int = 3) -> nx.DiGraph:
+        """For each rule that could derive the atom, the first body literal that fails."""
+        if self.kb.holds(pred, pattern):
+            raise Derivable(f"{atom_text(pred, pattern)} holds; ask why")
+        graph = nx.DiGraph(question=f"why not {atom_text(pred, pattern)}", school=self.kb.name)
+        graph.graph["root"] = self._add_absent(graph, pred, tuple(pattern), depth)
+        return graph
+
+    def _add_absent(self, graph, pred: str, pattern: tuple, depth: int) -> str:
+        text = atom_text(pred, pattern)
+        nid = node_id("absent", text)
+        if nid in graph:
+            return nid
+        graph.add_node(nid, **self._atom_attrs("absent", pred, pattern))
+        if depth <= 0:
+            return nid
+        order = 0
+        for compiled in self.kb.rules_for.get(pred, ()):
+            binding = _unify(compiled.rule.head.args, pattern)
+            if binding is None:
+                continue
+            attrs = self._rule_attrs(compiled, binding, kind="fail")
+            fail = node_id("fail", attrs["text"] + "|" + text)
+            graph.add_node(fail, **attrs)
+            graph.add_edge(nid, fail, order=order)
+            order += 1
+            for number, (k, partial) in enumerate(self._dead_ends(compiled, binding)[:MAX_DEAD_ENDS]):
+                child = self._add_failed_literal(graph, compiled, compiled.body[k], partial, depth - 1)
+                graph.add_edge(fail, child, order=number, position=k)
+        return nid
+
+    def _dead_ends(self, compiled: CompiledRule, binding: dict) -> list[tuple[int, dict]]:
+        """(body position, bindings so far) for every branch of the body's search that dies."""
+        dead, partials = [], [binding]
+        for k, literal in enumerate(compiled.body):
+            survivors = []
+            for partial in partials:
+                extended = self._extend(compiled, literal, partial)
+                if extended:
+                    survivors.extend(extended)
+                else:
+                    dead.append((k, partial))
+            partials = survivors[:MAX_PARTIALS]
+        dead.sort(key=lambda d: (d[0], _sort_key(tuple(str(v) for _, v in sorted(d[1].items())))))
+        return dead
+
+    def _extend(self, compiled: CompiledRule, literal, binding: dict) -> list[dict]:
+        if isinstance(literal, S.Atom):
+            pattern = ground(literal, binding)
+            return [b for row in self.kb.query(literal.pred, pattern)
+                    if (b := _unify(literal.args, row, binding)) is not None]
+        if isinstance(literal, S.Negation):
+            return [] if self.kb.holds(literal.atom.pred, ground(literal.atom, binding)) else [binding]
+        if isinstance(literal, S.Comparison):
+            target = S.assignment_target(literal, set(binding))
+            if target is not None:
+                expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
+                value = substitute(expr, binding)
+                return [] if value is None else [{**binding, target: value}]
+            left, right = substitute(literal.left, binding), substitute(literal.right, binding)
+            return [binding] if compare(literal.op, left, right) else []
+        agg = compiled.aggregates[literal]
+        value = self.kb.aggregate_value(agg, [binding[n] for n in agg.group])
+        if value is None and literal.func == "count":
+            value = 0
+        if value is None:
+            return []
+        result = literal.result.name
+        if result in binding:
+            return [binding] if binding[result] == value else []
+        return [{**binding, result: value}]
+
+    def _add_failed_literal(self, graph, compiled: CompiledRule, literal, binding: dict, depth: int) -> str:
+        if isinstance(literal, S.Atom):
+            return self._add_absent(graph, literal.pred, ground(literal, binding), depth)
+        if isinstance(literal, S.Comparison):
+            return self._add_comparison(graph, literal, binding, False)
+        if isinstance(literal, S.Negation):
+            pattern = ground(literal.atom, binding)
+            text = "not " + atom_text(literal.atom.pred, pattern)
+            nid = node_id("holds", text)
+            if nid not in graph:
+                graph.add_node(nid, **{**self._atom_attrs("holds", literal.atom.pred, pattern), "text": text})
+                match = self.kb.query(literal.atom.pred, pattern)[0]
+                atom = (literal.atom.pred, tuple(match))
+                graph.add_edge(nid, self._add_atom(graph, atom, self._choose(atom)), order=0)
+            return nid
+        agg = compiled.aggregates[literal]
+        value = self.kb.aggregate_value(agg, [binding[n] for n in agg.group])
+        shown = "none" if value is None else S.format_value(value)
+        text = f"{literal.func} {literal.term.name} = {shown}, needed {show_term(literal.result, binding)}"
+        nid = node_id("compare", text)
+        graph.add_node(nid, kind="compare", text=text, holds=False, zh=text, en=text)
+        return nid
+
+
+def _unify(terms, values, binding: Optional[dict] = None) -> Optional[dict]:
+    """Match head or body terms against values (None = unbound); extend the binding."""
+    out = dict(binding or {})
+    for term, value in zip(terms, values):
+        if value is None:
+            continue
+        if isinstance(term, S.Const):
+            if term.value != value:
+                return None
+        elif isinstance(term, S.Var):
+            if term.name in out and out[term.name] != value:
+                return None
+            out[term.name] = value
+    return out

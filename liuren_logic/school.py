@@ -1,0 +1,123 @@
+"""Schools: which KB folders to load and which reading of each disputed topic.
+
+A school is a small TOML file in ``kb/schools/``::
+
+    name = "default"
+    include = ["core", "chart", "methods"]
+    [readings]
+    punishment = "common"        # kb/variants/punishment/common.dl
+
+``load_school("default", {"punishment": "seed000"})`` swaps one reading; user
+files (``extra``) are parsed and checked with the rest.
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .checker import check
+from .engine import KnowledgeBase
+from .errors import InputError, KBError
+from .parser import parse_file
+
+
+def kb_root() -> Path:
+    """The folder the packaged KB files live in."""
+    return Path(str(files("liuren_logic.kb")))
+
+
+@dataclass(frozen=True)
+class School:
+    name: str
+    include: tuple[str, ...]
+    readings: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def files(self, root: Path) -> list[Path]:
+        paths = []
+        for folder in self.include:
+            paths += sorted((root / folder).rglob("*.dl"))
+        for topic, reading in sorted(self.readings.items()):
+            paths.append(root / "variants" / topic / f"{reading}.dl")
+        return paths
+
+    def with_readings(self, overrides: Mapping[str, str]) -> "School":
+        readings = dict(self.readings)
+        for topic, reading in overrides.items():
+            if topic not in readings:
+                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(sorted(readings))}")
+            readings[topic] = reading
+        name = self.name + "".join(f"+{t}={r}" for t, r in sorted(overrides.items()) if self.readings[t] != r)
+        return School(name, self.include, readings, self.labels)
+
+
+def read_school(name_or_path: str) -> School:
+    """A school by name (``default``) or by the path of a TOML file."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = kb_root() / "schools" / f"{name_or_path}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in (kb_root() / "schools").glob("*.toml")))
+        raise InputError(f"no school {name_or_path!r} (known: {known}; or give a .toml path)")
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: not a valid school file: {error}") from None
+    readings = data.get("readings", {})
+    if not isinstance(readings, dict) or not all(isinstance(v, str) for v in readings.values()):
+        raise InputError(f"{path}: [readings] must map topics to reading names")
+    return School(str(data.get("name", path.stem)), tuple(data.get("include", ())), dict(readings),
+                  {k: str(data[k]) for k in ("zh", "en") if k in data})
+
+
+def parse_readings(text: str) -> dict[str, str]:
+    """``'punishment=seed000,shehai=shortcut'`` → a dict; an error names a malformed part."""
+    readings = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        topic, sep, reading = part.partition("=")
+        if not sep or not topic or not reading:
+            raise InputError(f"cannot read {part!r}: expected topic=reading, e.g. punishment=seed000")
+        readings[topic.strip()] = reading.strip()
+    return readings
+
+
+def display_path(path: Path, root: Path) -> str:
+    try:
+        return "kb/" + path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None) -> KnowledgeBase:
+    """Parse, check and compile KB files into a knowledge base; KBError lists every problem."""
+    root = root or kb_root()
+    modules, problems = [], []
+    for path in paths:
+        if not path.is_file():
+            raise InputError(f"no KB file {display_path(path, root)}")
+        try:
+            modules.append(parse_file(path, display_path(path, root)))
+        except KBError as error:
+            problems += error.problems
+    if problems:
+        raise KBError(problems)
+    return KnowledgeBase(check(modules), name)
+
+
+def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,
+                extra: Iterable[Path] = ()) -> KnowledgeBase:
+    """Load a school's knowledge base, optionally with other readings and user files."""
+    chosen = read_school(school) if isinstance(school, str) else school
+    if readings:
+        chosen = chosen.with_readings(readings)
+    root = kb_root()
+    for topic, reading in chosen.readings.items():
+        if not (root / "variants" / topic / f"{reading}.dl").is_file():
+            options = ", ".join(sorted(p.stem for p in (root / "variants" / topic).glob("*.dl")))
+            raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'})")
+    kb = load_files(chosen.files(root) + list(extra), chosen.name, root)
+    kb.school = chosen
+    return kb
