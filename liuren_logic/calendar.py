@@ -33,7 +33,7 @@ from tyme4py.solar import SolarTerm
 
 from .errors import CalendarError
 
-__all__ = ["TermInstant", "Moment", "moment", "TERM_NAMES", "YUEJIANG", "STEMS", "BRANCHES", "UTC8"]
+__all__ = ["TermInstant", "Moment", "moment", "equation_of_time", "TERM_NAMES", "YUEJIANG", "STEMS", "BRANCHES", "UTC8"]
 
 STEMS = "甲乙丙丁戊己庚辛壬癸"
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -129,11 +129,17 @@ class Moment:
 def moment(at: str | datetime, tz: str = "Asia/Shanghai", *, longitude: float | None = None,
            latitude: float | None = None, day_boundary: str = "23:00", hours: str = "civil",
            day_night: str = "fixed") -> Moment:
-    """Calendar inputs of a chart for ``at`` (a naive string/datetime read in ``tz``, or aware).
+    """Calendar inputs of a chart for ``at``: "YYYY-MM-DD HH:MM[:SS]", the ISO "T" form or a datetime.
 
-    ``hours="true_solar"`` (needs ``longitude``) reads day and hour pillars from true solar time
-    (UTC + longitude/15 h + equation of time). ``day_night="sun"`` (needs both coordinates) sets
-    ``daytime`` from sunrise/sunset on the civil date. Raises ``CalendarError`` on bad input.
+    Naive input is wall-clock time in ``tz`` (a time the clocks skipped is refused; a repeated
+    one means its first occurrence); aware input is re-read in ``tz``.
+    ``day_boundary``: "23:00" (23:xx is the next day) or "00:00" (23:xx keeps the day pillar; the
+    hour pillar is the next day's 子 either way, 夜子時). ``hours="true_solar"`` (needs
+    ``longitude``) reads day and hour pillars from UTC + longitude/15 h + equation of time
+    (Meeus ch. 25/28, within a few seconds near the present; ~1 s against Meeus's example 28.a).
+    ``day_night="sun"`` (needs both coordinates) sets ``daytime`` from NOAA/Meeus sunrise and
+    sunset (altitude −0.833°, ~1 min) on the civil date; polar day/night give no sunrise/sunset.
+    Supported: from 立春 of year 1 to 9999-12-31. Raises ``CalendarError`` on bad input.
     """
     zone = _zone(tz)
     _check_choice("day_boundary", day_boundary, _BOUNDARIES)
@@ -148,7 +154,9 @@ def moment(at: str | datetime, tz: str = "Asia/Shanghai", *, longitude: float | 
     local = _localize(at, zone, tz)
     try:
         return _build(local, tz, zone, lon, lat, day_boundary, hours, day_night)
-    except OverflowError:
+    except CalendarError:
+        raise
+    except (OverflowError, ValueError):
         raise CalendarError(f"{_fmt(local)} in {tz} is outside the supported range {_limits()}") from None
 
 

@@ -11,9 +11,14 @@ from typing import Mapping
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def fill(template: str, values: Mapping[str, object]) -> str:
-    """``fill("{a}沖{b}", {"a": "子", "b": "午"})`` → ``'子沖午'``; unknown slots stay as written."""
-    return _SLOT.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), template)
+def fill(template: str, values: Mapping[str, object], missing: str = "？") -> str:
+    """``fill("{a}沖{b}", {"a": "子", "b": "午"})`` → ``'子沖午'``; an unbound slot reads ``？``."""
+
+    def value(match: re.Match) -> str:
+        found = values.get(match.group(1))
+        return missing if found is None else str(found)
+
+    return _SLOT.sub(value, template)
 
 
 def atom_label(decl, args, lang: str) -> str:

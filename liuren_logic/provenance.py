@@ -8,7 +8,8 @@ Node kinds (attribute ``kind``):
 ``not``        a negated literal that holds; its children say why the atom fails
 ``compare``    a comparison with its values (``holds`` True or False)
 ``aggregate``  an aggregate: ``func``, ``value``; children are its witnesses
-``absent``     an atom that does not hold (why-not); children: the rules that fail
+``absent``     an atom that does not hold (why-not); children: the rules that fail,
+               or, for a relation given only by facts, ``reason``: no such fact
 ``fail``       a rule that could have derived an absent atom, and where it fails
 ``holds``      (why-not) a negated literal that fails because its atom holds
 
@@ -264,7 +265,12 @@ class Explainer:
         if nid in graph:
             return nid
         graph.add_node(nid, kind="aggregate", text=text, func=literal.func, value=value, zh=text, en=text)
-        for order, witness in enumerate(self.witnesses(agg, firing.binding)):
+        witnesses = self.witnesses(agg, firing.binding)
+        if not witnesses:  # an empty group: say why nothing matches
+            for order, atom in enumerate(a for a in agg.body if isinstance(a, S.Atom)):
+                child = self._add_absent(graph, atom.pred, ground(atom, firing.binding), self.why_not_depth)
+                graph.add_edge(nid, child, order=order)
+        for order, witness in enumerate(witnesses):
             term = witness[literal.term.name]
             wins = literal.func in ("max", "min") and term == value
             for atom in (a for a in agg.body if isinstance(a, S.Atom)):
@@ -287,6 +293,10 @@ class Explainer:
         if nid in graph:
             return nid
         graph.add_node(nid, **self._atom_attrs("absent", pred, pattern))
+        if not self.kb.rules_for.get(pred):
+            files = sorted({f.pos.path for f in self.kb.program.facts if f.head.pred == pred})
+            graph.nodes[nid]["reason"] = ("no such fact" + (f" in {', '.join(files)}" if files else "")
+                                          + f", and no rule concludes {pred}")
         if depth <= 0:
             return nid
         order = 0

@@ -1,0 +1,76 @@
+"""A chart as practitioners draw it, and as plain data.
+
+四課 read right to left (lesson 1 on the right), each column the general, the upper and
+the lower; 三傳 top to bottom with 六親, 遁干, branch and general; the 天地盤 square with
+heaven's branch over earth's in each palace, earth fixed as it is always drawn.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from liuren_logic.chart import Chart
+
+# Earth's palaces as drawn: the top row 巳午未申, the right side 酉戌, the bottom 亥子丑寅
+# read right to left, the left side 卯辰 read upwards.
+SQUARE = (("巳", "午", "未", "申"), ("辰", None, None, "酉"), ("卯", None, None, "戌"), ("寅", "丑", "子", "亥"))
+POSITION_NAMES = {"zh": ("初傳", "中傳", "末傳"), "en": ("initial", "middle", "final")}
+WORDS = {
+    "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
+           "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派"},
+    "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
+           "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school"},
+}
+
+
+def chart_data(chart: "Chart") -> dict:
+    """Everything the chart concludes, as JSON-ready data."""
+    return {
+        "id": chart.id, "school": chart.session.name,
+        "day": chart.day, "jiang": chart.inputs.jiang, "hour": chart.inputs.hour,
+        "offset": chart.offset, "daytime": chart.daytime,
+        "method": chart.method, "names": chart.subnames,
+        "noble": chart.noble, "direction": chart.direction, "void": chart.void,
+        "lessons": [{"number": l.number, "upper": l.upper, "lower": l.lower, "general": l.general} for l in chart.lessons],
+        "transmissions": [{"position": t.position, "branch": t.branch, "general": t.general,
+                           "hidden_stem": t.hidden_stem, "kin": t.kin, "void": t.void} for t in chart.transmissions],
+        "heaven": chart.heaven, "generals": chart.generals,
+        **({"calendar": chart.moment.reasons()} if chart.moment is not None else {}),
+    }
+
+
+def _short(chart: "Chart", general: str | None) -> str:
+    if general is None:
+        return "　"
+    rows = chart.session.kb.query("general_short", [general, None])
+    return rows[0][1] if rows else general
+
+
+def render_chart(chart: "Chart", lang: str = "zh") -> str:
+    """The chart drawn for the terminal: header, 四課, 三傳, 天地盤."""
+    w = WORDS[lang]
+    when = w["day"] if chart.daytime else w["night"]
+    run = w["forward"] if chart.direction == "順" else w["backward"]
+    lines = [f"{chart.day}日 {chart.inputs.jiang}將 {chart.inputs.hour}時  ({when}; {w['noble']} {chart.noble} {run})"
+             f"  {w['void']} {''.join(chart.void)}  [{w['school']}: {chart.session.name}]"]
+    if chart.moment is not None:
+        lines += [f"  {reason}" for reason in chart.moment.reasons().values()]
+    lessons = list(reversed(chart.lessons))
+    lines += ["", f"{w['lessons']}:",
+              "  " + "  ".join(_short(chart, l.general) for l in lessons),
+              "  " + "  ".join(l.upper for l in lessons),
+              "  " + "  ".join(l.lower for l in lessons)]
+    names = "·".join(chart.subnames)
+    lines += ["", f"{w['transmissions']}: {chart.method or '—'} {names}"]
+    for t in chart.transmissions:
+        void = " (空)" if t.void else ""
+        lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}")
+    if not chart.transmissions:
+        lines.append("  — (no rule gives the transmissions; ask why-not initial)")
+    lines += ["", f"{w['plates']}:"]
+    for row in SQUARE:
+        top = "  ".join((_short(chart, chart.generals.get(chart.heaven.get(e))) if e else "　") for e in row)
+        mid = "  ".join((chart.heaven.get(e, "？") if e else "　") for e in row)
+        low = "  ".join((e if e else "　") for e in row)
+        lines += ["  " + top, "  " + mid, "  " + low, ""]
+    return "\n".join(lines).rstrip()

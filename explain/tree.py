@@ -1,0 +1,91 @@
+"""A derivation as an indented text tree, for the terminal.
+
+Each line is one node: a conclusion with its label, the rule that derived it (with the
+seed line it rests on), the facts and checks below. A sub-proof that was already shown
+is not repeated: its line ends with ``(see above)``. Glyphs are data (``GLYPHS``).
+"""
+from __future__ import annotations
+
+import unicodedata
+
+import networkx as nx
+
+GLYPHS = {"branch": "├─ ", "last": "└─ ", "pipe": "│  ", "space": "   "}
+MARKS = {"atom": "", "fact": "▪ ", "rule": "⇐ ", "not": "", "compare": "", "aggregate": "Σ ",
+         "absent": "✗ ", "fail": "✗ ", "holds": "✗ "}
+
+
+NEGATED = {
+    "absent": {"zh": "  不成立：{label}", "en": "  does not hold: {label}"},
+    "not": {"zh": "  無此事：{label}", "en": "  holds because this fails: {label}"},
+    "holds": {"zh": "  卻成立：{label}", "en": "  but this holds: {label}"},
+}
+
+
+def width(text: str) -> int:
+    """Columns a string takes in a terminal (CJK characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def children(graph: nx.DiGraph, node: str) -> list[str]:
+    """A node's children in the order of the rule body, then by text."""
+    return sorted(graph.successors(node), key=lambda c: (graph.edges[node, c].get("order", 0), graph.nodes[c]["text"]))
+
+
+def describe(attrs: dict, lang: str = "zh") -> str:
+    """One line for a node: its text, its label in the language, where it comes from."""
+    kind = attrs["kind"]
+    label = attrs.get(lang) or ""
+    if kind == "rule":
+        line = f"{MARKS[kind]}{attrs['rule']}"
+        line += f": {label}" if label else ""
+        if attrs.get("source"):
+            line += f"  «{attrs['source']}»"
+        return line
+    if kind == "fail":
+        return f"{MARKS[kind]}{attrs['rule']} does not fire" + (f" ({label})" if label else "")
+    if kind == "compare":
+        return ("✓ " if attrs.get("holds") else "✗ ") + attrs["text"]
+    line = MARKS.get(kind, "") + attrs["text"]
+    if kind in ("absent", "not", "holds"):
+        line += NEGATED[kind][lang].format(label=label or attrs["text"])
+    elif label and label != attrs["text"]:
+        line += f"  {label}"
+    if kind == "fact":
+        line += f"  [{attrs['where']}]"
+    if attrs.get("reason"):
+        line += f"  ({attrs['reason']})"
+    return line
+
+
+def render(graph: nx.DiGraph, lang: str = "zh", depth: int | None = None) -> str:
+    """The whole derivation below the graph's root, one node a line."""
+    lines: list[str] = []
+    shown: set[str] = set()
+
+    def walk(node: str, prefix: str, glyph: str, level: int) -> None:
+        attrs = graph.nodes[node]
+        again = node in shown and graph.out_degree(node) > 0
+        lines.append(prefix + glyph + describe(attrs, lang) + ("  (see above)" if again else ""))
+        if again:
+            return
+        shown.add(node)
+        kids = children(graph, node)
+        if depth is not None and level >= depth:
+            if kids:
+                lines.append(prefix + _continuation(glyph) + GLYPHS["last"] + f"… {len(kids)} more below")
+            return
+        for i, child in enumerate(kids):
+            last = i == len(kids) - 1
+            walk(child, prefix + _continuation(glyph), GLYPHS["last" if last else "branch"], level + 1)
+
+    walk(graph.graph["root"], "", "", 0)
+    return "\n".join(lines)
+
+
+def _continuation(glyph: str) -> str:
+    if glyph == GLYPHS["branch"]:
+        return GLYPHS["pipe"]
+    if glyph == GLYPHS["last"]:
+        return GLYPHS["space"]
+    return ""

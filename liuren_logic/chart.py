@@ -1,0 +1,142 @@
+"""A cast chart: its inputs, and every conclusion read from the knowledge base.
+
+A :class:`Chart` holds no answers of its own: each property asks the session's
+knowledge base (``lesson``, ``transmission``, ``chosen`` …) for the chart's id.
+Its ``repr`` is the chart as practitioners write it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from .session import Session
+
+POSITIONS = {1: "initial", 2: "middle", 3: "final"}
+
+
+@dataclass(frozen=True)
+class ChartInput:
+    """What a chart is cast from: the day pillar, the 月將 and the hour branch."""
+
+    stem: str
+    branch: str
+    jiang: str
+    hour: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時"
+
+    def facts(self) -> list[tuple[str, list]]:
+        return [("day", [self.id, self.stem, self.branch]), ("jiang", [self.id, self.jiang]),
+                ("hour", [self.id, self.hour])]
+
+
+@dataclass(frozen=True)
+class Transmission:
+    position: int  # 1 initial, 2 middle, 3 final
+    branch: str
+    general: Optional[str]
+    hidden_stem: Optional[str]
+    kin: Optional[str]
+    void: bool
+
+
+@dataclass(frozen=True)
+class Lesson:
+    number: int
+    upper: str
+    lower: str
+    general: Optional[str]
+
+
+class Chart:
+    """One chart of one session; every property is a query of the KB's rules."""
+
+    def __init__(self, session: "Session", inputs: ChartInput, moment=None):
+        self.session = session
+        self.inputs = inputs
+        self.moment = moment
+
+    @property
+    def id(self) -> str:
+        return self.inputs.id
+
+    def rows(self, pred: str) -> list[tuple]:
+        """The KB's tuples of ``pred`` for this chart, without the chart id."""
+        return [row[1:] for row in self.session.rows(pred, self.id)]
+
+    def _one(self, pred: str):
+        rows = self.rows(pred)
+        return rows[0][0] if rows else None
+
+    @property
+    def day(self) -> str:
+        return self.inputs.stem + self.inputs.branch
+
+    @property
+    def offset(self) -> int:
+        return self._one("offset")
+
+    @property
+    def method(self) -> Optional[str]:
+        return self._one("chosen")
+
+    @property
+    def subnames(self) -> list[str]:
+        return [row[0] for row in self.rows("subname")]
+
+    @property
+    def daytime(self) -> Optional[bool]:
+        value = self._one("time_of_day")
+        return None if value is None else value == "晝"
+
+    @property
+    def direction(self) -> Optional[str]:
+        return self._one("direction")
+
+    @property
+    def noble(self) -> Optional[str]:
+        return self._one("noble")
+
+    @cached_property
+    def generals(self) -> dict[str, str]:
+        return {branch: general for branch, general in self.rows("general")}
+
+    @cached_property
+    def heaven(self) -> dict[str, str]:
+        """地盤 branch → the 天盤 branch over it."""
+        return {earth: upper for earth, upper in self.rows("tianpan")}
+
+    @cached_property
+    def void(self) -> list[str]:
+        return [row[0] for row in self.rows("void")]
+
+    @cached_property
+    def hidden_stems(self) -> dict[str, str]:
+        return {branch: stem for branch, stem in self.rows("hidden_stem")}
+
+    @cached_property
+    def kin(self) -> dict[str, str]:
+        """六親 of each symbol, seen from the day stem."""
+        rows = self.session.kb.query("kin", [self.inputs.stem, None, None])
+        return {x: k for _, x, k in rows}
+
+    @cached_property
+    def lessons(self) -> list[Lesson]:
+        return [Lesson(n, upper, lower, self.generals.get(upper)) for n, upper, lower in self.rows("lesson")]
+
+    @cached_property
+    def transmissions(self) -> list[Transmission]:
+        return [Transmission(n, b, self.generals.get(b), self.hidden_stems.get(b), self.kin.get(b), b in self.void)
+                for n, b in self.rows("transmission")]
+
+    @property
+    def sanchuan(self) -> str:
+        return "".join(t.branch for t in self.transmissions)
+
+    def __repr__(self) -> str:
+        names = "·".join(self.subnames)
+        return f"<Chart {self.id} 三傳 {self.sanchuan or '—'} {self.method or '—'} {names}>"

@@ -1,0 +1,190 @@
+"""The ``liuren`` command: cast, why, why-not, table, kb check.
+
+Every error a user can cause ends in one clear message and exit status 2 (1 when
+``kb check`` finds problems); no traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+import networkx as nx
+
+from .errors import InputError, KBError, LiurenError
+from .script import simplified
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error in one line and exits 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's signature
+        raise InputError(f"{message} (see: {self.prog} --help)")
+
+
+def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
+    group = parser.add_argument_group("the chart")
+    group.add_argument("--day", help="day pillar, e.g. 辛巳")
+    group.add_argument("--jiang", help="月將 branch, e.g. 寅")
+    group.add_argument("--hour", help="hour branch, e.g. 午")
+    group.add_argument("--offset", type=int, help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
+    group.add_argument("--night", action="store_true", help="with --offset: a night chart (hour 子)")
+
+
+def _school_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--school", default="default", help="school name or .toml file (default: default)")
+    parser.add_argument("--reading", default="", help="other readings, e.g. punishment=seed000,shehai=shortcut")
+    parser.add_argument("--kb", action="append", default=[], type=Path, help="an extra KB file to load (repeatable)")
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
+    parser.add_argument("--simplified", action="store_true", help="print simplified characters")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="liuren", description="大六壬 as a Datalog knowledge base that explains every conclusion.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    cast = commands.add_parser("cast", help="cast a chart and print it")
+    _chart_options(cast)
+    _school_options(cast)
+    _output_options(cast)
+
+    for name, help_text in (("why", "print the derivation of a conclusion"),
+                            ("why-not", "say why a conclusion does not hold")):
+        sub = commands.add_parser(name, help=help_text)
+        sub.add_argument("question", help="initial, middle, final, method, name, noble, lesson1…4, or an atom like 'clashes(子, 午)'")
+        sub.add_argument("value", nargs="?", help="the value asked about (why-not initial 丑)")
+        _chart_options(sub, required=False)
+        _school_options(sub)
+        _output_options(sub)
+        sub.add_argument("--depth", type=int, default=None, help="show only this many levels")
+
+    table = commands.add_parser("table", help="all 720 charts: day, offset, method, names, 三傳")
+    table.add_argument("--night", action="store_true", help="night charts (hour 子) instead of day (午)")
+    _school_options(table)
+    _output_options(table)
+
+    kb = commands.add_parser("kb", help="work with KB files")
+    kb_commands = kb.add_subparsers(dest="kb_command", required=True, parser_class=_Parser)
+    check = kb_commands.add_parser("check", help="check KB files (with the default school's declarations)")
+    check.add_argument("paths", nargs="+", type=Path)
+    check.add_argument("--alone", action="store_true", help="check the files by themselves, without the school")
+    check.add_argument("--school", default="default")
+    return parser
+
+
+def _session(args):
+    from .school import parse_readings
+    from .session import Session
+
+    return Session(args.school, parse_readings(args.reading), args.kb)
+
+
+def _chart(session, args, required: bool = True):
+    if args.day is None:
+        if required:
+            raise InputError("missing --day (a day pillar such as 辛巳)")
+        return None
+    if args.offset is not None:
+        if args.jiang or args.hour:
+            raise InputError("give either --offset or --jiang and --hour, not both")
+        return session.cast_offset(args.day, args.offset, daytime=not args.night)
+    missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
+    if missing:
+        raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
+    return session.cast(args.day, args.jiang, args.hour)
+
+
+def _emit(text: str, args) -> None:
+    print(simplified(text) if getattr(args, "simplified", False) else text)
+
+
+def _graph_json(graph: nx.DiGraph) -> str:
+    data = nx.node_link_data(graph, edges="edges")
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1, default=str)
+
+
+def cmd_cast(args) -> int:
+    from .explain.board import chart_data, render_chart
+
+    session = _session(args)
+    chart = _chart(session, args)
+    if args.json:
+        _emit(json.dumps(chart_data(chart), ensure_ascii=False, indent=1), args)
+    else:
+        _emit(render_chart(chart, args.lang), args)
+    return 0
+
+
+def cmd_why(args, negative: bool = False) -> int:
+    from .explain.tree import render
+
+    session = _session(args)
+    chart = _chart(session, args, required="(" not in args.question)
+    if negative:
+        if args.value is None and "(" not in args.question:
+            raise InputError(f"why-not {args.question} needs the value asked about, e.g. why-not initial 丑")
+        graph = session.why_not(chart, args.question, args.value)
+    else:
+        graph = session.why(chart, args.question, args.value)
+    _emit(_graph_json(graph) if args.json else render(graph, args.lang, args.depth), args)
+    return 0
+
+
+def cmd_table(args) -> int:
+    session = _session(args)
+    charts = session.table(daytime=not args.night)
+    rows = [{"day": c.day, "offset": c.offset, "method": c.method, "names": c.subnames, "sanchuan": c.sanchuan}
+            for c in charts]
+    if args.json:
+        _emit(json.dumps(rows, ensure_ascii=False, indent=1), args)
+    else:
+        lines = [f"{r['day']}  {r['offset']:>2}  {r['method'] or '—'}  {'·'.join(r['names'])}  {r['sanchuan'] or '—'}" for r in rows]
+        _emit("\n".join(lines), args)
+    return 0
+
+
+def cmd_kb_check(args) -> int:
+    from .school import kb_root, load_files, read_school
+
+    paths = list(args.paths)
+    if not args.alone:
+        paths = read_school(args.school).files(kb_root()) + paths
+    try:
+        load_files(paths)
+    except KBError as error:
+        print(str(error), file=sys.stderr)
+        count = len(error.problems)
+        print(f"{count} problem{'s' * (count != 1)} found", file=sys.stderr)
+        return 1
+    print(f"ok: {len(args.paths)} file{'s' * (len(args.paths) != 1)} checked")
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "cast":
+            return cmd_cast(args)
+        if args.command in ("why", "why-not"):
+            return cmd_why(args, negative=args.command == "why-not")
+        if args.command == "table":
+            return cmd_table(args)
+        return cmd_kb_check(args)
+    except KBError as error:
+        print(str(error), file=sys.stderr)
+        return 2
+    except LiurenError as error:
+        print(f"liuren: {error}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

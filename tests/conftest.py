@@ -1,0 +1,39 @@
+"""Shared fixtures: one loaded default school, the 720-chart table, the shared case files."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from liuren_logic import Session
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def shared_file(*parts: str) -> Path:
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"{path} is not beside the checkout")
+    return path
+
+
+@pytest.fixture(scope="session")
+def session() -> Session:
+    return Session()
+
+
+@pytest.fixture(scope="session")
+def table(session):
+    """The 720 charts of the default school (day charts, hour 午), read in bulk."""
+    return session.table()
+
+
+@pytest.fixture(scope="session")
+def seed_cases():
+    return json.loads(shared_file("cases", "seed_cases.json").read_text("utf-8"))
+
+
+@pytest.fixture(scope="session")
+def zhinan_cases():
+    return json.loads(shared_file("cases", "zhinan_cases.json").read_text("utf-8"))

@@ -1,0 +1,87 @@
+"""Each class of checker error, with the exact line and column it is reported at."""
+from __future__ import annotations
+
+import pytest
+
+from liuren_logic.checker import check
+from liuren_logic.errors import KBError
+from liuren_logic.parser import parse
+
+HEADER = """@kind b: 子 丑 寅.
+@kind s: 甲 乙.
+@pred e(x: b, y: b).
+@pred p(x: b).
+@pred q(x: b).
+@pred t(x: b, y: b).
+@pred n(x: int).
+@pred st(x: s).
+"""
+
+
+def problems(body: str) -> list:
+    with pytest.raises(KBError) as caught:
+        check([parse(HEADER + body, "t.dl")])
+    return caught.value.problems
+
+
+def where(problem) -> tuple[int, int]:
+    return problem.position.line - HEADER.count("\n"), problem.position.col
+
+
+def test_a_clean_program_passes():
+    program = check([parse(HEADER + "e(子, 丑).\np(X) :- e(X, _), not q(X).\n", "t.dl")])
+    assert len(program.rules) == 1 and len(program.facts) == 1
+
+
+@pytest.mark.parametrize("body, line, col, words", [
+    ("p(X) :- r(X).", 1, 9, "undeclared predicate r"),
+    ("p(X) :- pp(X).", 1, 9, "did you mean p?"),
+    ("p(X) :- e(X).", 1, 9, "e takes 2 arguments (x, y), not 1"),
+    ("p(Y) :- q(X).", 1, 3, "variable Y in the head is not bound"),
+    ("p(X) :- q(X), not e(X, Y).", 1, 24, "variable Y under 'not' is not bound"),
+    ("p(X) :- q(X), Y < 3.", 1, 15, "variable Y in a comparison is not bound"),
+    ("p(卯).", 1, 3, "卯 is not a b"),
+    ("n(子).", 1, 3, "is a number"),
+    ("p(X) :- q(X), st(X).", 1, 18, "variable X is a s here but a b at"),
+    ("p(X).", 1, 3, "a fact must be ground"),
+    ("p(X) :- q(X), e(X + 1, X).", 1, 17, "arithmetic cannot stand inside e"),
+    ("p(_) :- q(X).", 1, 3, "'_' cannot stand in a rule's head"),
+])
+def test_each_error_class_at_its_position(body, line, col, words):
+    found = problems(body)
+    assert any(where(p) == (line, col) and words in p.message for p in found), [str(p) for p in found]
+
+
+def test_duplicate_rule_ids():
+    found = problems('@rule a.b zh "x".\np(X) :- q(X).\n@rule a.b zh "y".\nq(X) :- p(X), e(X, _).\n')
+    assert any("rule id a.b is already used at t.dl:10" in p.message and where(p) == (4, 1) for p in found)
+
+
+def test_negation_through_recursion_is_rejected_with_the_cycle():
+    found = problems("p(X) :- q(X), not p(X).")
+    assert [where(p) for p in found] == [(1, 19)]
+    assert "negation or aggregate through recursion: p → p" in found[0].message
+
+
+def test_aggregate_through_recursion_is_rejected():
+    found = problems("n(N) :- N = count X : { p(X) }.\np(X) :- q(X), n(N), N > 0.")
+    assert any("through recursion" in p.message for p in found)
+
+
+def test_right_recursion_over_a_cyclic_relation_is_rejected_not_hung():
+    ring = " ".join(f"e({a}, {b})." for a, b in zip("子丑寅", "丑寅子"))
+    found = problems(ring + "\nt(X, Z) :- e(X, Y), t(Y, Z).\nt(X, Y) :- e(X, Y).")
+    assert len(found) == 1 and where(found[0]) == (2, 21)
+    assert "right recursion" in found[0].message and "子 → 丑 → 寅" in found[0].message
+
+
+def test_left_recursion_and_right_recursion_over_acyclic_facts_pass():
+    check([parse(HEADER + "e(子, 丑). e(丑, 寅).\nt(X, Z) :- t(X, Y), e(Y, Z).\nt(X, Y) :- e(X, Y).", "t.dl")])
+    check([parse(HEADER + "e(子, 丑). e(丑, 寅).\nt(X, Z) :- e(X, Y), t(Y, Z).\nt(X, Y) :- e(X, Y).", "t.dl")])
+
+
+def test_declarations_twice_and_unknown_kinds():
+    found = problems("@pred p(x: b).\n@pred w(x: bogus).")
+    messages = " | ".join(p.message for p in found)
+    assert "predicate p is already declared at t.dl:4" in messages
+    assert "unknown kind 'bogus'" in messages

@@ -1,0 +1,94 @@
+"""The liuren command: real output on good input, one clear line and exit 2 on bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from liuren_logic.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cast_prints_the_chart(capsys):
+    code, out, _ = run(capsys, "cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午")
+    assert code == 0
+    assert "賊剋 元首" in out and "初傳  官鬼 壬 午 貴人" in out and "旬空 申酉" in out
+
+
+def test_cast_json_and_simplified_input(capsys):
+    code, out, _ = run(capsys, "cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--json")
+    data = json.loads(out)
+    assert [t["branch"] for t in data["transmissions"]] == ["午", "寅", "戌"]
+    assert data["lessons"][0] == {"number": 1, "upper": "午", "lower": "辛", "general": "貴人"}
+    code, out, _ = run(capsys, "cast", "--day", "丁未", "--offset", "3", "--night", "--simplified")
+    assert code == 0 and "八专" in out
+
+
+def test_why_prints_a_tree_down_to_facts(capsys):
+    code, out, _ = run(capsys, "why", "clashes(子, 午)")
+    assert code == 0 and "relation.clash" in out and "kb/core/symbols.dl:" in out
+    code, out, _ = run(capsys, "why", "punishes(申, 寅)")
+    assert code == 0 and "kb/variants/punishment/common.dl:" in out
+    code, out, _ = run(capsys, "why", "initial", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", "en")
+    assert code == 0 and "zeike.yuanshou" in out and "the upper 午 overcomes the lower 辛" in out
+
+
+def test_why_not_under_another_reading(capsys):
+    code, out, _ = run(capsys, "why-not", "punishes(申, 寅)", "--reading", "punishment=seed000")
+    assert code == 0 and "no such fact in kb/variants/punishment/seed000.dl" in out
+    code, out, _ = run(capsys, "why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午")
+    assert code == 0 and "zeike.yuanshou does not fire" in out
+
+
+def test_why_json_is_node_link_data(capsys):
+    code, out, _ = run(capsys, "why", "clashes(子, 午)", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["directed"] and len(data["nodes"]) == 5
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["cast", "--day", "甲丑", "--jiang", "寅", "--hour", "午"], "impossible pillar 甲丑"),
+    (["cast", "--day", "辛巳", "--jiang", "X", "--hour", "午"], "unknown branch 'X'"),
+    (["cast", "--day", "辛巳"], "missing --jiang and --hour"),
+    (["cast", "--day", "辛巳", "--offset", "12"], "offset 12"),
+    (["cast"], "missing --day"),
+    (["why", "initial"], "missing --day"),
+    (["why", "clashes(子, 丑)"], "does not hold; ask why-not"),
+    (["why", "nosuch(子)"], "unknown predicate 'nosuch'"),
+    (["why-not", "initial", "--day", "辛巳", "--offset", "8"], "needs the value"),
+    (["cast", "--day", "辛巳", "--offset", "8", "--school", "nosuch"], "no school 'nosuch'"),
+    (["cast", "--day", "辛巳", "--offset", "8", "--reading", "punishment=nosuch"], "no reading 'nosuch' of punishment"),
+    (["cast", "--day", "辛巳", "--offset", "8", "--reading", "nosuch=x"], "unknown topic 'nosuch'"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and words in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_kb_check_reports_problems_with_positions(capsys, tmp_path):
+    bad = tmp_path / "bad.dl"
+    bad.write_text("@pred mine(x: branch).\nmine(子).\nmine(X) :- clashes(X, Y), nosuch(Y).\nmine(甲).\n", "utf-8")
+    code, _, err = run(capsys, "kb", "check", str(bad))
+    assert code == 1
+    assert f"{bad}:3:27: undeclared predicate nosuch" in err
+    assert f"{bad}:4:6: 甲 is not a branch" in err
+    good = tmp_path / "good.dl"
+    good.write_text("@pred mine(x: branch) zh \"{x}\" en \"{x}\".\nmine(X) :- clashes(X, 子).\n", "utf-8")
+    code, out, _ = run(capsys, "kb", "check", str(good))
+    assert code == 0 and "ok" in out
+
+
+def test_pwned_constant_runs_nothing(capsys, tmp_path):
+    evil = tmp_path / "evil.dl"
+    marker = tmp_path / "pwned"
+    evil.write_text(f"@pred note(x: text).\nnote(\"__import__('os').system('touch {marker}')\").\n"
+                    f"__import__('os').system('touch {marker}').\n", "utf-8")
+    code, _, err = run(capsys, "kb", "check", str(evil))
+    assert code == 1 and "evil.dl:3:1" in err and not marker.exists()

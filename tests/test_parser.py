@@ -1,0 +1,85 @@
+"""The KB grammar: what parses, what each node keeps, and clean errors for anything else."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from liuren_logic import syntax as S
+from liuren_logic.errors import KBError
+from liuren_logic.parser import parse
+
+
+def problem(text: str):
+    with pytest.raises(KBError) as caught:
+        parse(text, "t.dl")
+    return caught.value.problems[0]
+
+
+def test_a_rule_keeps_its_annotation_and_positions():
+    module = parse('@rule r.one zh "{X}" en "x {X}" source "000: 取課先從下賊呼".\n'
+                   "p(X) :- q(X, _), not r(X), Y = (X + 1) mod 12, Y != 3.\n", "t.dl")
+    (rule,) = module.rules
+    assert rule.id == "r.one" and rule.annotated
+    assert rule.label("zh") == "{X}" and rule.source == "000: 取課先從下賊呼"
+    assert rule.pos.line == 2 and rule.pos.col == 1
+    assert [type(l).__name__ for l in rule.body] == ["Atom", "Negation", "Comparison", "Comparison"]
+    assert str(rule) == "p(X) :- q(X, _), not r(X), Y = ((X + 1) mod 12), Y != 3."
+
+
+def test_constants_kinds_and_simplified_characters_are_normalised():
+    module = parse('@kind k: 贼克 1 yang.\nf(贼克, -2, "a b", yang).\n', "t.dl")
+    assert module.kinds[0].members == ("賊剋", 1, "yang")
+    assert [a.value for a in module.rules[0].head.args] == ["賊剋", -2, "a b", "yang"]
+
+
+def test_aggregates_and_predicate_declarations():
+    module = parse('@pred p(a: branch, n: int) zh "{a}" input.\n'
+                   "q(C, M) :- r(C), M = max D : { s(C, _, D) }.\n", "t.dl")
+    decl = module.preds[0]
+    assert decl.params == (("a", "branch"), ("n", "int")) and decl.input
+    aggregate = module.rules[0].body[1]
+    assert isinstance(aggregate, S.Aggregate) and aggregate.func == "max" and aggregate.term.name == "D"
+
+
+@pytest.mark.parametrize("text, line, col, words", [
+    ("p(X) :- q(X)\nr(a).", 2, 1, "unexpected 'r'"),
+    ("p(X) :- q(X), @.", 1, 15, "unexpected '@'"),
+    ("p(X :- q(X).", 1, 5, "unexpected ':-'"),
+    ("p(a)", 1, 5, "the end of the file"),
+    ('@rule x.y zh "a".', 1, 1, "not followed by a rule"),
+    ('@rule x.y zh "a".\np(a).', 1, 1, "annotates a fact"),
+    ("p(X) :- N = count : { q(X) }.", 1, 19, "unexpected ':'"),
+])
+def test_syntax_errors_name_line_and_column(text, line, col, words):
+    found = problem(text)
+    assert (found.position.line, found.position.col) == (line, col)
+    assert words in found.message
+    assert str(found).startswith(f"t.dl:{line}:{col}: ")
+
+
+def test_python_in_a_kb_file_is_inert_text():
+    # as a constant it is quoted text; as code it is a syntax error; nothing runs either way
+    module = parse('f("__import__(\'os\').system(\'touch /tmp/pwned\')").', "t.dl")
+    assert module.rules[0].head.args[0].value.startswith("__import__")
+    found = problem("__import__('os').system('touch /tmp/pwned').")
+    assert found.position.line == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_random_bytes_never_crash_the_parser(data):
+    text = data.decode("utf-8", errors="replace")
+    try:
+        parse(text, "fuzz.dl")
+    except KBError as error:
+        assert all(p.position.line >= 1 and p.position.col >= 1 for p in error.problems)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="pqX_(),.:-%\n 子午=<>!{}@\"1", max_size=60))
+def test_near_miss_programs_give_clean_errors(text):
+    try:
+        parse(text, "fuzz.dl")
+    except KBError as error:
+        assert error.problems

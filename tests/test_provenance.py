@@ -1,0 +1,77 @@
+"""Derivations: minimal, acyclic, grounded in facts, stable byte for byte; why-not names the failure."""
+from __future__ import annotations
+
+import json
+
+import networkx as nx
+import pytest
+
+from liuren_logic.checker import check
+from liuren_logic.engine import KnowledgeBase
+from liuren_logic.parser import parse
+from liuren_logic.provenance import Derivable, Explainer, NotDerivable
+
+LEAVES = {"fact", "compare", "absent"}
+
+
+def explainer(text: str) -> Explainer:
+    return Explainer(KnowledgeBase(check([parse(text, "t.dl")])))
+
+
+def leaves(graph: nx.DiGraph) -> set[str]:
+    return {graph.nodes[n]["kind"] for n in graph if graph.out_degree(n) == 0}
+
+
+def test_proofs_of_recursive_closure_have_minimal_height():
+    ex = explainer("@kind b: 子 丑 寅 卯.\n@pred e(x: b, y: b).\n@pred t(x: b, y: b).\n"
+                   "e(子, 丑). e(丑, 寅). e(寅, 卯). e(子, 卯).\n"
+                   "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n")
+    graph = ex.why("t", ("子", "卯"))
+    assert nx.is_directed_acyclic_graph(graph)
+    root = graph.graph["root"]
+    assert graph.nodes[root]["height"] == 1  # the direct edge, not the three-step path
+    assert leaves(graph) == {"fact"}
+
+
+def test_negation_is_explained_by_why_not_and_every_leaf_is_a_fact_a_check_or_an_absence(session):
+    chart = session.cast("辛巳", "寅", "午")
+    graph = session.why(chart, "initial")
+    assert nx.is_directed_acyclic_graph(graph)
+    assert leaves(graph) <= LEAVES
+    kinds = {graph.nodes[n]["kind"] for n in graph}
+    assert {"atom", "rule", "fact", "not", "compare", "aggregate", "absent", "fail"} <= kinds
+
+
+def test_same_question_same_json_byte_for_byte(session):
+    chart = session.cast("丁卯", "子", "寅")
+
+    def dump():
+        fresh = Explainer(session.kb)
+        return json.dumps(nx.node_link_data(fresh.why("initial", (chart.id, chart.transmissions[0].branch)),
+                                            edges="edges"), ensure_ascii=False, sort_keys=True)
+
+    assert dump() == dump()
+
+
+def test_why_of_a_fact_is_the_fact_with_its_file_and_line(session):
+    graph = session.why(None, "punishes(申, 寅)")
+    (node,) = graph.nodes
+    assert graph.nodes[node]["kind"] == "fact"
+    assert graph.nodes[node]["where"].startswith("kb/variants/punishment/common.dl:")
+
+
+def test_why_and_why_not_refuse_the_wrong_question(session):
+    with pytest.raises(NotDerivable):
+        session.why(None, "clashes(子, 丑)")
+    with pytest.raises(Derivable):
+        session.why_not(None, "clashes(子, 午)")
+
+
+def test_why_not_names_the_rule_and_the_failing_literal():
+    ex = explainer("@kind b: 子 丑.\n@pred e(x: b, y: b).\n@pred f(x: b).\n@pred p(x: b).\n"
+                   'e(子, 丑). f(丑).\n@rule p.one zh "{X}".\np(X) :- e(X, Y), f(X).\n')
+    graph = ex.why_not("p", ("子",))
+    fails = [n for n in graph if graph.nodes[n]["kind"] == "fail"]
+    assert [graph.nodes[n]["rule"] for n in fails] == ["p.one"]
+    (dead,) = graph.successors(fails[0])
+    assert graph.nodes[dead]["text"] == "f(子)" and graph.edges[fails[0], dead]["position"] == 1

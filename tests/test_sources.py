@@ -1,0 +1,37 @@
+"""Every rule that cites a seed quotes it word for word; every rule and predicate is labelled."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import shared_file
+
+SEEDS = {"000": "000_72959f619fe34002.txt", "003": "003_334936d57d3f14b2.txt"}
+
+
+def seed_text(key: str) -> str:
+    return re.sub(r"\s+", "", shared_file("seeds", SEEDS[key]).read_text("utf-8"))
+
+
+def test_every_source_is_a_verbatim_seed_line(session):
+    texts = {key: seed_text(key) for key in SEEDS}
+    cited = [r for r in session.kb.program.rules if r.source]
+    assert len(cited) > 40
+    for rule in cited:
+        key, _, quote = rule.source.partition(": ")
+        assert key in texts, f"{rule.id}: source must start with 000: or 003:"
+        assert re.sub(r"\s+", "", quote) in texts[key], f"{rule.id} at {rule.pos}: {quote!r} is not in seed {key}"
+
+
+def test_every_annotated_rule_and_declared_predicate_has_both_labels(session):
+    for rule in session.kb.program.rules:
+        if rule.annotated:
+            assert rule.label("zh") and rule.label("en"), rule.id
+    for decl in session.kb.program.preds.values():
+        assert decl.label("zh") and decl.label("en"), decl.name
+
+
+def test_every_rule_of_the_default_school_is_annotated(session):
+    plain = [f"{r.pos}" for r in session.kb.program.rules if not r.annotated]
+    assert plain == []
