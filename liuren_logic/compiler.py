@@ -242,6 +242,13 @@ def emit_fact(rule: S.Rule) -> None:
     +Term(relation(rule.head.pred))(*[constant(a.value) for a in rule.head.args])
 
 
+def declare_empty(pred: str, arity: int) -> None:
+    """Make an empty relation known, so that asking it (or its negation) answers 'none'."""
+    placeholder = Term(relation(pred))(*[constant("·") for _ in range(arity)])
+    +placeholder
+    -placeholder
+
+
 def emit_rule(compiled: CompiledRule) -> None:
     """Assert the clauses of one rule into the active pyDatalog logic."""
     for agg in compiled.aggregates.values():

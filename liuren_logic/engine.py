@@ -42,6 +42,10 @@ class KnowledgeBase:
             self.origins.setdefault(key, f"{fact.pos.path}:{fact.pos.line}")
         for compiled in self.rules:
             compiler.emit_rule(compiled)
+        defined = {f.head.pred for f in program.facts} | set(self.rules_for)
+        for decl in program.preds.values():
+            if decl.name not in defined:
+                compiler.declare_empty(decl.name, decl.arity)
         self._logic = Logic(True)
 
     def activate(self) -> None:

@@ -37,3 +37,17 @@ def seed_cases():
 @pytest.fixture(scope="session")
 def zhinan_cases():
     return json.loads(shared_file("cases", "zhinan_cases.json").read_text("utf-8"))
+
+
+def _hypothesis_profile() -> None:
+    """Under CI, property tests draw the same examples every run; locally they roam."""
+    import os
+
+    from hypothesis import settings
+
+    settings.register_profile("ci", derandomize=True)
+    if os.environ.get("CI"):
+        settings.load_profile("ci")
+
+
+_hypothesis_profile()

@@ -112,3 +112,9 @@ def test_two_knowledge_bases_live_side_by_side():
     assert one.query("d1", [None]) == [("子",), ("寅",)]
     assert two.query("d1", [None]) == [("丑",)]
     assert one.query("d1", [None]) == [("子",), ("寅",)]
+
+
+def test_a_declared_relation_without_facts_or_rules_is_empty():
+    kb = load(HEADER + "e(子, 子).\nd1(X) :- e(X, X), not f(X).\n")
+    assert kb.query("f", [None]) == []
+    assert kb.query("d1", [None]) == [("子",)]
