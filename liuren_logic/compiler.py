@@ -249,8 +249,8 @@ def declare_empty(pred: str, arity: int) -> None:
     -placeholder
 
 
-def emit_rule(compiled: CompiledRule) -> None:
-    """Assert the clauses of one rule into the active pyDatalog logic."""
+def emit_rule(compiled: CompiledRule, head: bool = True) -> None:
+    """Assert the clauses of one rule; without ``head`` only its fire relation (the caller materialises heads)."""
     for agg in compiled.aggregates.values():
         _emit_aggregate(agg)
     variants = [None] + [a for a in compiled.aggregates if a.func == "count"]
@@ -258,8 +258,15 @@ def emit_rule(compiled: CompiledRule) -> None:
         emitter = _Emitter()
         fire = Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
         fire <= emitter.body(compiled.body, compiled.aggregates, zero)
-    emitter = _Emitter()
-    emitter.atom(compiled.rule.head) <= Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
+    if head:
+        emitter = _Emitter()
+        emitter.atom(compiled.rule.head) <= Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
+
+
+def head_values(compiled: CompiledRule, row: tuple) -> tuple:
+    """The head a fire tuple concludes."""
+    binding = dict(zip(compiled.variables, row))
+    return tuple(binding[a.name] if isinstance(a, S.Var) else a.value for a in compiled.rule.head.args)
 
 
 def _emit_aggregate(agg: CompiledAggregate) -> None:

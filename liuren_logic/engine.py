@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
+import networkx as nx
 from pyDatalog import Logic
 from pyDatalog.pyParser import Term
 
 from . import compiler
 from . import syntax as S
 from .checker import Program
+from .errors import InputError
 
 Value = str | int
 Pattern = Sequence[Optional[Value]]
@@ -40,13 +42,44 @@ class KnowledgeBase:
             compiler.emit_fact(fact)
             key = (fact.head.pred, tuple(a.value for a in fact.head.args))
             self.origins.setdefault(key, f"{fact.pos.path}:{fact.pos.line}")
+        static = self._static_order()
         for compiled in self.rules:
-            compiler.emit_rule(compiled)
+            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static)
         defined = {f.head.pred for f in program.facts} | set(self.rules_for)
         for decl in program.preds.values():
             if decl.name not in defined:
                 compiler.declare_empty(decl.name, decl.arity)
+        for pred in static:
+            self._materialise(pred)
         self._logic = Logic(True)
+
+    def _static_order(self) -> list[str]:
+        """Derived, non-recursive relations no chart input reaches, lowest first: computed once, at load."""
+        graph = self.program.dependencies
+        moving = set()
+        for decl in self.program.preds.values():
+            if decl.input and decl.name in graph:
+                moving |= {decl.name} | nx.descendants(graph, decl.name)
+        order: list[str] = []
+        condensed = nx.condensation(graph)
+        for component in nx.topological_sort(condensed):
+            (pred, *more) = condensed.nodes[component]["members"]
+            recursive = more or graph.has_edge(pred, pred)
+            needs = [q for q in graph.predecessors(pred) if q in self.rules_for]
+            if pred in self.rules_for and pred not in moving and not recursive and all(q in order for q in needs):
+                order.append(pred)
+        return order
+
+    def _materialise(self, pred: str) -> None:
+        """Store a static relation's tuples as pyDatalog facts; its fire relations stay for proofs."""
+        tuples = set()
+        for compiled in self.rules_for[pred]:
+            fire = Term(compiled.fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))])
+            tuples |= {compiler.head_values(compiled, row) for row in fire.lua.ask() or ()}
+        for values in sorted(tuples, key=_sort_key):
+            +Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
+        if not tuples:
+            compiler.declare_empty(pred, self.program.preds[pred].arity)
 
     def activate(self) -> None:
         if _active[0] is not self:
@@ -56,7 +89,10 @@ class KnowledgeBase:
 
     # facts -------------------------------------------------------------------
     def add_fact(self, pred: str, args: Sequence[Value], origin: str) -> None:
-        """Assert a run-time fact (a chart's input), remembering why it holds."""
+        """Assert a run-time fact of an ``input`` relation (a chart's input), remembering why it holds."""
+        decl = self.program.preds.get(pred)
+        if decl is None or not decl.input:
+            raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time")
         self.activate()
         +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
         self.origins[(pred, tuple(args))] = origin

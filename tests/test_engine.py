@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from liuren_logic.checker import check
 from liuren_logic.engine import KnowledgeBase
+from liuren_logic.errors import InputError
 from liuren_logic.parser import parse
 
 DOMAIN = ("子", "丑", "寅")
@@ -106,8 +108,9 @@ def test_arithmetic_with_mod_and_negative_numbers():
 
 
 def test_two_knowledge_bases_live_side_by_side():
-    one = load(HEADER + "f(子).\nd1(X) :- f(X).\n")
-    two = load(HEADER + "f(丑).\nd1(X) :- f(X).\n")
+    inputs = "@kind b: 子 丑 寅.\n@pred f(x: b) input.\n@pred d1(x: b).\n"
+    one = load(inputs + "f(子).\nd1(X) :- f(X).\n")
+    two = load(inputs + "f(丑).\nd1(X) :- f(X).\n")
     one.add_fact("f", ["寅"], "test")
     assert one.query("d1", [None]) == [("子",), ("寅",)]
     assert two.query("d1", [None]) == [("丑",)]
@@ -118,3 +121,9 @@ def test_a_declared_relation_without_facts_or_rules_is_empty():
     kb = load(HEADER + "e(子, 子).\nd1(X) :- e(X, X), not f(X).\n")
     assert kb.query("f", [None]) == []
     assert kb.query("d1", [None]) == [("子",)]
+
+
+def test_only_input_relations_take_facts_at_run_time():
+    kb = load(HEADER + "f(子).\nd1(X) :- f(X).\n")
+    with pytest.raises(InputError, match="f is not an input relation"):
+        kb.add_fact("f", ["丑"], "test")
