@@ -27,7 +27,7 @@ def chart_data(chart: "Chart") -> dict:
     """Everything the chart concludes, as JSON-ready data."""
     return {
         "id": chart.id, "school": chart.session.name,
-        "day": chart.day, "jiang": chart.inputs.jiang, "hour": chart.inputs.hour,
+        "day": chart.day, "jiang": chart.jiang, "hour": chart.hour,
         "offset": chart.offset, "daytime": chart.daytime,
         "method": chart.method, "names": chart.subnames,
         "noble": chart.noble, "direction": chart.direction, "void": chart.void,
@@ -51,7 +51,7 @@ def render_chart(chart: "Chart", lang: str = "zh") -> str:
     w = WORDS[lang]
     when = w["day"] if chart.daytime else w["night"]
     run = w["forward"] if chart.direction == "順" else w["backward"]
-    lines = [f"{chart.day}日 {chart.inputs.jiang}將 {chart.inputs.hour}時  ({when}; {w['noble']} {chart.noble} {run})"
+    lines = [f"{chart.day}日 {chart.jiang}將 {chart.hour}時  ({when}; {w['noble']} {chart.noble} {run})"
              f"  {w['void']} {''.join(chart.void)}  [{w['school']}: {chart.session.name}]"]
     if chart.moment is not None:
         lines += [f"  {reason}" for reason in chart.moment.reasons().values()]

@@ -1,4 +1,4 @@
-"""Calendar inputs of a 大六壬 chart: from a civil moment and place to pillars, terms and 月將.
+"""Calendar inputs of a 大六壬 chart: from a civil moment and place to pillars and solar terms.
 
 tyme4py supplies the astronomy (solar-term instants, lunar months); this module turns those
 into the chart inputs with plain sixty-cycle arithmetic (the tests check every pillar against
@@ -7,7 +7,7 @@ tyme4py's own ``SolarTime.get_sixty_cycle_hour()``, which costs ~2 ms a call).
 Conventions
   * Solar terms are instants in fixed UTC+8. A moment is compared with them as an instant,
     so the zone it was given in (and any daylight saving) does not matter for the term,
-    月將, year pillar or month pillar.
+    中氣 (and so the 月將, which the KB derives from it), year pillar or month pillar.
   * Day and hour pillars come from the clock: the civil clock in ``tz``, or true solar time
     (``hours="true_solar"``).
   * ``day_boundary="23:00"`` (子初換日): 23:00–23:59 belongs to the next day.
@@ -33,7 +33,7 @@ from tyme4py.solar import SolarTerm
 
 from .errors import CalendarError
 
-__all__ = ["TermInstant", "Moment", "moment", "equation_of_time", "TERM_NAMES", "YUEJIANG", "STEMS", "BRANCHES", "UTC8"]
+__all__ = ["TermInstant", "Moment", "moment", "equation_of_time", "TERM_NAMES", "STEMS", "BRANCHES", "UTC8"]
 
 STEMS = "甲乙丙丁戊己庚辛壬癸"
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -43,15 +43,6 @@ TERM_NAMES = (
     "冬至", "小寒", "大寒", "立春", "雨水", "驚蟄", "春分", "清明", "穀雨", "立夏", "小滿", "芒種",
     "夏至", "小暑", "大暑", "立秋", "處暑", "白露", "秋分", "寒露", "霜降", "立冬", "小雪", "大雪",
 )
-
-# 月將 by the 中氣 in force (rules.md §5).
-YUEJIANG = {
-    "雨水": "亥", "春分": "戌", "穀雨": "酉", "小滿": "申", "夏至": "未", "大暑": "午",
-    "處暑": "巳", "秋分": "辰", "霜降": "卯", "小雪": "寅", "冬至": "丑", "大寒": "子",
-}
-
-SEASONS = {"寅": "春", "卯": "春", "辰": "春", "巳": "夏", "午": "夏", "未": "夏",
-           "申": "秋", "酉": "秋", "戌": "秋", "亥": "冬", "子": "冬", "丑": "冬"}
 
 LUNAR_MONTH_NAMES = ("正", "二", "三", "四", "五", "六", "七", "八", "九", "十", "冬", "臘")
 
@@ -110,8 +101,6 @@ class Moment:
     hour_branch: str
     term: TermInstant
     qi: TermInstant
-    yuejiang: str
-    season: str
     lunar_month: int
     lunar_leap: bool
     daytime: bool | None
@@ -186,7 +175,7 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
         month_pillar=_month_pillar(pillar_year, month_branch),
         day_pillar=_cycle_name(_day_index(chart_day.toordinal())),
         hour_pillar=STEMS[hour_stem] + BRANCHES[branch], hour_branch=BRANCHES[branch],
-        term=term, qi=qi, yuejiang=YUEJIANG[qi.name], season=SEASONS[BRANCHES[month_branch]],
+        term=term, qi=qi,
         lunar_month=abs(lunar), lunar_leap=lunar < 0,
         daytime=daytime, sunrise=sunrise, sunset=sunset,
         _basis=_Basis(tz, day_boundary, hours, day_night, lon, lat, offset, jie, lichun, chart_day),
@@ -493,8 +482,6 @@ def _reasons(m: Moment, b: _Basis) -> dict[str, str]:
                        f"{start:02d}:00–{(start + 2) % 24:02d}:00",
         "term": f"節氣 {m.term.name} ({'中氣' if m.term.is_qi else '節'}) in force since {_fmt(m.term.instant)} UTC+8",
         "qi": f"中氣 {m.qi.name}: the latest 中氣 at or before the moment, since {_fmt(m.qi.instant)} UTC+8",
-        "yuejiang": f"月將 {m.yuejiang}: after {m.qi} (the 月將 changes at each 中氣)",
-        "season": f"季節 {m.season}: month branch {m.month_pillar[1]}",
         "lunar_month": f"農曆 {lunar} ({m.lunar_month}): lunar month of the chart day {b.chart_day.isoformat()}",
         "lunar_leap": f"{'閏月: a leap month' if m.lunar_leap else '非閏月: not a leap month'}",
         **_sun_reasons(m, b),

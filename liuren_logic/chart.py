@@ -29,9 +29,46 @@ class ChartInput:
     def id(self) -> str:
         return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時"
 
-    def facts(self) -> list[tuple[str, list]]:
-        return [("day", [self.id, self.stem, self.branch]), ("jiang", [self.id, self.jiang]),
-                ("hour", [self.id, self.hour])]
+    def facts(self) -> list[tuple[str, list, str]]:
+        """(relation, arguments, why it holds) for each input fact."""
+        return [("day", [self.id, self.stem, self.branch], f"given: day {self.stem}{self.branch}"),
+                ("jiang", [self.id, self.jiang], f"given: 月將 {self.jiang}"),
+                ("hour", [self.id, self.hour], f"given: hour {self.hour}")]
+
+
+@dataclass(frozen=True)
+class DatedInput:
+    """A chart cast from a moment: the calendar's facts, each with the reason it holds."""
+
+    moment: object  # liuren_logic.calendar.Moment
+    extra: tuple = ()  # (relation, arguments) the school's readings ask for, with reasons
+
+    @property
+    def id(self) -> str:
+        local = self.moment.local
+        return f"{local:%Y-%m-%d %H:%M:%S}{local:%z}"
+
+    @property
+    def stem(self) -> str:
+        return self.moment.day_pillar[0]
+
+    @property
+    def branch(self) -> str:
+        return self.moment.day_pillar[1]
+
+    @property
+    def hour(self) -> str:
+        return self.moment.hour_branch
+
+    def facts(self) -> list[tuple[str, list, str]]:
+        m, why = self.moment, self.moment.reasons()
+        return [("day", [self.id, *m.day_pillar], why["day_pillar"]),
+                ("hour", [self.id, m.hour_branch], why["hour_branch"]),
+                ("year", [self.id, *m.year_pillar], why["year_pillar"]),
+                ("month", [self.id, *m.month_pillar], why["month_pillar"]),
+                ("qi", [self.id, m.qi.name], why["qi"]),
+                ("lunar_month", [self.id, m.lunar_month], why["lunar_month"]),
+                *((pred, [self.id, *args], reason) for pred, args, reason in self.extra)]
 
 
 @dataclass(frozen=True)
@@ -55,10 +92,10 @@ class Lesson:
 class Chart:
     """One chart of one session; every property is a query of the KB's rules."""
 
-    def __init__(self, session: "Session", inputs: ChartInput, moment=None):
+    def __init__(self, session: "Session", inputs):
         self.session = session
         self.inputs = inputs
-        self.moment = moment
+        self.moment = getattr(inputs, "moment", None)
 
     @property
     def id(self) -> str:
@@ -75,6 +112,15 @@ class Chart:
     @property
     def day(self) -> str:
         return self.inputs.stem + self.inputs.branch
+
+    @property
+    def jiang(self) -> Optional[str]:
+        """The 月將: given, or derived from the 中氣 of a dated chart."""
+        return self._one("jiang")
+
+    @property
+    def hour(self) -> str:
+        return self.inputs.hour
 
     @property
     def offset(self) -> int:

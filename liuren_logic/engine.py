@@ -27,9 +27,10 @@ _active: list = [None]  # the KnowledgeBase whose logic is the thread's current 
 class KnowledgeBase:
     """A checked program compiled into a fresh pyDatalog logic."""
 
-    def __init__(self, program: Program, name: str = "kb"):
+    def __init__(self, program: Program, name: str = "kb", school=None):
         self.program = program
         self.name = name
+        self.school = school  # the School it was loaded for, if any (its calendar readings)
         self.rules = [compiler.plan(rule, index) for index, rule in enumerate(program.rules)]
         self.rule_by_id = {r.id: r for r in self.rules}
         self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list)

@@ -24,6 +24,10 @@ from .errors import InputError, KBError
 from .parser import parse_file
 
 
+# Readings the calendar applies (not KB files): topic → the readings it knows.
+CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "true_solar")}
+
+
 def kb_root() -> Path:
     """The folder the packaged KB files live in."""
     return Path(str(files("liuren_logic.kb")))
@@ -41,7 +45,8 @@ class School:
         for folder in self.include:
             paths += sorted((root / folder).rglob("*.dl"))
         for topic, reading in sorted(self.readings.items()):
-            paths.append(root / "variants" / topic / f"{reading}.dl")
+            if topic not in CALENDAR_READINGS:
+                paths.append(root / "variants" / topic / f"{reading}.dl")
         return paths
 
     def with_readings(self, overrides: Mapping[str, str]) -> "School":
@@ -91,7 +96,8 @@ def display_path(path: Path, root: Path) -> str:
         return str(path)
 
 
-def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None) -> KnowledgeBase:
+def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None,
+               school: School | None = None) -> KnowledgeBase:
     """Parse, check and compile KB files into a knowledge base; KBError lists every problem."""
     root = root or kb_root()
     modules, problems = [], []
@@ -104,7 +110,7 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
             problems += error.problems
     if problems:
         raise KBError(problems)
-    return KnowledgeBase(check(modules), name)
+    return KnowledgeBase(check(modules), name, school)
 
 
 def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,
@@ -115,9 +121,10 @@ def load_school(school: str | School = "default", readings: Mapping[str, str] | 
         chosen = chosen.with_readings(readings)
     root = kb_root()
     for topic, reading in chosen.readings.items():
-        if not (root / "variants" / topic / f"{reading}.dl").is_file():
+        if topic in CALENDAR_READINGS:
+            if reading not in CALENDAR_READINGS[topic]:
+                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(CALENDAR_READINGS[topic])})")
+        elif not (root / "variants" / topic / f"{reading}.dl").is_file():
             options = ", ".join(sorted(p.stem for p in (root / "variants" / topic).glob("*.dl")))
             raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'})")
-    kb = load_files(chosen.files(root) + list(extra), chosen.name, root)
-    kb.school = chosen
-    return kb
+    return load_files(chosen.files(root) + list(extra), chosen.name, root, chosen)

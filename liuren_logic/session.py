@@ -14,7 +14,8 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 import networkx as nx
 
-from .chart import POSITIONS, Chart, ChartInput
+from .calendar import moment
+from .chart import POSITIONS, Chart, ChartInput, DatedInput
 from .errors import InputError
 from .inputs import parse_atom, parse_pillar, parse_symbol
 from .provenance import Explainer
@@ -58,13 +59,26 @@ class Session:
         branches = [row[0] for row in sorted(self.kb.query("branch_index", [None, None]), key=lambda r: r[1])]
         return self.cast(day, branches[(branches.index(hour) + offset) % 12], hour)
 
-    def _add(self, inputs: ChartInput, extra_facts: Sequence = (), moment=None) -> Chart:
+    def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
+                latitude: Optional[float] = None) -> Chart:
+        """Cast from a civil moment (``'1998-11-30 12:00'``) in a zone, by the school's calendar readings."""
+        readings = self.kb.school.readings if self.kb.school else {}
+        day_night = "sun" if readings.get("daynight") == "sun" else "fixed"
+        if day_night == "sun" and (latitude is None or longitude is None):
+            raise InputError("this school judges day and night by the sun: give --latitude and --longitude")
+        m = moment(at, tz, longitude=longitude, latitude=latitude,
+                   day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
+                   day_night=day_night)
+        extra = ()
+        if day_night == "sun":
+            extra = (("sun_up" if m.daytime else "sun_down", [], m.reasons()["daytime"]),)
+        return self._add(DatedInput(m, extra))
+
+    def _add(self, inputs) -> Chart:
         if inputs.id not in self._charts:
-            for pred, args in inputs.facts():
-                self.kb.add_fact(pred, args, f"given: {pred} {' '.join(map(str, args[1:]))}")
-            for pred, args, origin in extra_facts:
+            for pred, args, origin in inputs.facts():
                 self.kb.add_fact(pred, args, origin)
-            self._charts[inputs.id] = Chart(self, inputs, moment)
+            self._charts[inputs.id] = Chart(self, inputs)
         return self._charts[inputs.id]
 
     def table(self, daytime: bool = True) -> list[Chart]:

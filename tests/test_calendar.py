@@ -11,7 +11,7 @@ from tyme4py.jd import JulianDay
 from tyme4py.solar import SolarDay, SolarTerm, SolarTime
 
 from liuren_logic.calendar import (
-    BRANCHES, STEMS, TERM_NAMES, UTC8, YUEJIANG, Moment, TermInstant, equation_of_time, moment,
+    BRANCHES, STEMS, TERM_NAMES, UTC8, Moment, TermInstant, equation_of_time, moment,
 )
 from liuren_logic.errors import CalendarError, InputError
 
@@ -48,7 +48,7 @@ def branch_of_hour(hour: int) -> str:
 def test_first_seed_chart_1998_11_30_noon():
     m = moment("1998-11-30 12:00", "Asia/Shanghai")
     assert (m.day_pillar, m.hour_pillar, m.hour_branch) == ("辛巳", "甲午", "午")
-    assert (m.yuejiang, m.season, m.term.name, m.qi.name) == ("寅", "冬", "小雪", "小雪")
+    assert (m.term.name, m.qi.name) == ("小雪", "小雪")
     assert m.term.is_qi and m.term == m.qi
     expected = datetime(1998, 11, 22, 20, 34, 12, tzinfo=UTC8)
     assert abs(m.term.instant - expected) <= timedelta(seconds=1)
@@ -67,7 +67,7 @@ def test_second_seed_chart_written_date_is_renzi_day():
 
 def test_second_seed_chart_real_date_1997_12_31():
     m = moment("1997-12-31 20:00")
-    assert (m.day_pillar, m.hour_pillar, m.hour_branch, m.yuejiang) == ("丁未", "庚戌", "戌", "丑")
+    assert (m.day_pillar, m.hour_pillar, m.hour_branch, m.qi.name) == ("丁未", "庚戌", "戌", "冬至")
     assert m.qi.name == "冬至"
 
 
@@ -85,9 +85,9 @@ def test_aware_datetime_is_read_in_tz():
 
 # ----------------------------------------------------------------------------- term boundaries
 
-def test_yuejiang_changes_at_the_xiaoxue_instant():
-    assert moment("1998-11-22 20:33").yuejiang == "卯"
-    assert moment("1998-11-22 20:35").yuejiang == "寅"
+def test_qi_changes_at_the_xiaoxue_instant():
+    assert moment("1998-11-22 20:33").qi.name == "霜降"
+    assert moment("1998-11-22 20:35").qi.name == "小雪"
     assert moment("1998-11-22 20:34:11").qi.name == "霜降"
     assert moment("1998-11-22 20:34:12").qi.name == "小雪"
 
@@ -100,8 +100,7 @@ def test_month_pillar_changes_at_the_daxue_instant():
     assert (before.month_pillar, after.month_pillar) == ("癸亥", "甲子")
     assert (before.term.name, after.term.name) == ("小雪", "大雪")
     assert not after.term.is_qi and after.qi.name == "小雪"
-    assert before.yuejiang == after.yuejiang == "寅"        # a 節 does not move the 月將
-    assert (before.season, after.season) == ("冬", "冬")
+    assert before.qi == after.qi                           # a 節 does not move the 中氣 (nor the 月將)
 
 
 def test_year_pillar_changes_at_the_lichun_instant():
@@ -110,14 +109,12 @@ def test_year_pillar_changes_at_the_lichun_instant():
     after = moment(lichun + timedelta(minutes=1))
     assert (before.year_pillar, after.year_pillar) == ("丁丑", "戊寅")
     assert (before.month_pillar, after.month_pillar) == ("癸丑", "甲寅")
-    assert (before.season, after.season) == ("冬", "春")
     assert after.reasons()["year_pillar"].endswith(f"立春 {lichun:%Y-%m-%d %H:%M:%S} UTC+8")
 
 
 def test_term_names_are_traditional_and_match_tyme4py():
     assert len(TERM_NAMES) == 24 == len(set(TERM_NAMES))
     assert [n.translate(SIMPLIFIED) for n in SolarTerm.NAMES] == list(TERM_NAMES)
-    assert set(YUEJIANG) == set(TERM_NAMES[0::2])
     for name in ("穀雨", "小滿", "處暑", "驚蟄"):
         assert name in TERM_NAMES
 
@@ -141,7 +138,7 @@ def test_dst_zone_gives_the_same_terms_as_utc():
     assert shanghai.local.utcoffset() == timedelta(hours=9)            # daylight saving in force
     utc = moment("1988-07-01 03:00", "UTC")
     assert shanghai.local == utc.local                                 # same instant
-    for attr in ("term", "qi", "yuejiang", "year_pillar", "month_pillar"):
+    for attr in ("term", "qi", "year_pillar", "month_pillar"):
         assert getattr(shanghai, attr) == getattr(utc, attr)
     assert "daylight saving" in shanghai.reasons()["local"]
 
@@ -151,7 +148,7 @@ def test_dst_does_not_shift_the_term_instant():
     wall = (dashu + timedelta(hours=1)).replace(tzinfo=None)           # Shanghai clock read +09:00
     before = moment(wall - timedelta(seconds=30), "Asia/Shanghai")
     after = moment(wall + timedelta(seconds=30), "Asia/Shanghai")
-    assert (before.yuejiang, after.yuejiang) == ("未", "午")
+    assert (before.qi.name, after.qi.name) == ("夏至", "大暑")
     assert after.term.instant == dashu
 
 
@@ -310,7 +307,7 @@ def test_reasons_cover_every_field():
     public = [f for f in Moment.__dataclass_fields__ if not f.startswith("_")]
     assert set(why) == set(public)
     assert all(isinstance(v, str) and v for v in why.values())
-    assert why["yuejiang"].startswith("月將 寅: after 小雪 1998-11-22 20:34:12 UTC+8")
+    assert why["qi"].startswith("中氣 小雪: the latest 中氣 at or before the moment, since 1998-11-22 20:34:12 UTC+8")
     assert "1998-11-30" in why["day_pillar"] and "辛巳" in why["day_pillar"]
     assert isinstance(m.term, TermInstant)
 
@@ -329,15 +326,16 @@ def test_property_10000_random_moments():
         today, tomorrow = moment(datetime.combine(day, datetime.min.time()).replace(hour=12)), \
             moment(datetime.combine(day + timedelta(days=1), datetime.min.time()).replace(hour=12))
         assert CYCLE.index(tomorrow.day_pillar) == (CYCLE.index(today.day_pillar) + 1) % 60, day
-        # as the moment advances (by less than the shortest 中氣 gap), the 月將 stays
-        # or steps back one branch, exactly when a 中氣 instant is passed
+        # as the moment advances (by less than the shortest 中氣 gap), the 中氣 in force stays
+        # or moves on by one, exactly when a 中氣 instant is passed (the KB maps 中氣 to 月將:
+        # tests/test_calendar_chart.py checks that consecutive 中氣 step the 月將 backward)
         later = moment(at + timedelta(seconds=rng.randrange(1, 28 * 86400)))
-        step = (BRANCHES.index(m.yuejiang) - BRANCHES.index(later.yuejiang)) % 12
-        assert step in (0, 1), at
+        step = (TERM_NAMES.index(later.qi.name) - TERM_NAMES.index(m.qi.name)) % 24
+        assert step in (0, 2), at
+        step //= 2
         assert (step == 1) == (m.local < later.qi.instant <= later.local), at
         # internal consistency
         assert m.qi.is_qi and m.qi.instant <= m.term.instant <= m.local
-        assert YUEJIANG[m.qi.name] == m.yuejiang
         assert m.hour_branch == branch_of_hour(m.local.hour) == m.hour_pillar[1]
         assert all(p in CYCLE for p in (m.year_pillar, m.month_pillar, m.day_pillar, m.hour_pillar))
     assert time.perf_counter() - began < 15
