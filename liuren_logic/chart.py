@@ -167,7 +167,7 @@ class Chart:
     @cached_property
     def kin(self) -> dict[str, str]:
         """六親 of each symbol, seen from the day stem."""
-        rows = self.session.kb.query("kin", [self.inputs.stem, None, None])
+        rows = self.session.source(self.id).query("kin", [self.inputs.stem, None, None])
         return {x: k for _, x, k in rows}
 
     @cached_property

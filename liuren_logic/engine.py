@@ -54,13 +54,19 @@ class KnowledgeBase:
             self._materialise(pred)
         self._logic = Logic(True)
 
-    def _static_order(self) -> list[str]:
-        """Derived, non-recursive relations no chart input reaches, lowest first: computed once, at load."""
+    def moving_relations(self) -> set[str]:
+        """The relations a chart's input facts can change: the input relations and all they reach."""
         graph = self.program.dependencies
         moving = set()
         for decl in self.program.preds.values():
             if decl.input and decl.name in graph:
                 moving |= {decl.name} | nx.descendants(graph, decl.name)
+        return moving
+
+    def _static_order(self) -> list[str]:
+        """Derived, non-recursive relations no chart input reaches, lowest first: computed once, at load."""
+        graph = self.program.dependencies
+        moving = self.moving_relations()
         order: list[str] = []
         condensed = nx.condensation(graph)
         for component in nx.topological_sort(condensed):

@@ -9,6 +9,7 @@ import pytest
 from liuren_logic import Session
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+ENGINE = "pydatalog"  # the engine the shared session fixture casts with
 
 
 def shared_file(*parts: str) -> Path:
@@ -20,7 +21,7 @@ def shared_file(*parts: str) -> Path:
 
 @pytest.fixture(scope="session")
 def session() -> Session:
-    return Session()
+    return Session(engine=ENGINE)
 
 
 @pytest.fixture(scope="session")

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from liuren_logic.checker import check
 from liuren_logic.engine import KnowledgeBase
+from liuren_logic.evaluate import Materialisation
 from liuren_logic.errors import InputError
 from liuren_logic.parser import parse
 
@@ -88,9 +89,11 @@ def reference(e, f, rules) -> dict:
 def test_random_programs_match_the_reference(program):
     e, f, rules = program
     kb = load(text_of(e, f, rules))
+    bottom_up = Materialisation(kb)
     expected = reference(e, f, rules)
     for pred, arity in (("d1", 1), ("d2", 2)):
         assert set(kb.query(pred, [None] * arity)) == expected[pred], text_of(e, f, rules)
+        assert set(bottom_up.query(pred, [None] * arity)) == expected[pred], text_of(e, f, rules)
 
 
 def test_count_of_an_empty_group_is_zero_and_max_has_no_value():
@@ -98,13 +101,14 @@ def test_count_of_an_empty_group_is_zero_and_max_has_no_value():
               "f(子). f(丑). e(子, 丑). e(子, 寅). g(子, 丑, 4). g(子, 寅, 7).\n"
               "c(X, N) :- f(X), N = count Y : { e(X, Y) }.\n"
               "m(X, N) :- f(X), N = max K : { g(X, _, K) }.\n")
-    assert kb.query("c", [None, None]) == [("丑", 0), ("子", 2)]
-    assert kb.query("m", [None, None]) == [("子", 7)]
+    for engine in (kb, Materialisation(kb)):
+        assert engine.query("c", [None, None]) == [("丑", 0), ("子", 2)]
+        assert engine.query("m", [None, None]) == [("子", 7)]
 
 
 def test_arithmetic_with_mod_and_negative_numbers():
     kb = load("@pred i(x: int).\n@pred r(x: int, y: int).\ni(1). i(5).\nr(X, Y) :- i(X), Y = (X - 7) mod 12.\n")
-    assert kb.query("r", [None, None]) == [(1, 6), (5, 10)]
+    assert kb.query("r", [None, None]) == Materialisation(kb).query("r", [None, None]) == [(1, 6), (5, 10)]
 
 
 def test_two_knowledge_bases_live_side_by_side():
@@ -127,3 +131,10 @@ def test_only_input_relations_take_facts_at_run_time():
     kb = load(HEADER + "f(子).\nd1(X) :- f(X).\n")
     with pytest.raises(InputError, match="f is not an input relation"):
         kb.add_fact("f", ["丑"], "test")
+
+
+def test_recursive_closure_bottom_up_and_top_down():
+    kb = load("@kind b: 子 丑 寅 卯.\n@pred e(x: b, y: b).\n@pred t(x: b, y: b).\n"
+              "e(子, 丑). e(丑, 寅). e(寅, 卯).\nt(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n")
+    expected = [(a, b) for i, a in enumerate("子丑寅卯") for b in "子丑寅卯"[i + 1:]]
+    assert sorted(kb.query("t", [None, None])) == sorted(Materialisation(kb).query("t", [None, None])) == sorted(expected)

@@ -1,0 +1,344 @@
+"""Bottom-up evaluation of the compiled rules: every relation and every firing, at once.
+
+pyDatalog answers one query at a time, top-down, recomputing what it needs each time;
+that is what ad-hoc questions want. Casting charts wants the opposite: every conclusion
+of a batch of charts. :class:`Materialisation` evaluates the same compiled plans
+(:func:`liuren_logic.compiler.plan`) stratum by stratum, recording each rule's fire
+tuples, so a chart's conclusions and its derivations are lookups. It answers the same
+``query`` calls as :class:`~liuren_logic.engine.KnowledgeBase` (fire and aggregate helper
+relations included), so the explainer works over either; the tests check that both
+engines agree.
+
+Each body literal is prepared once as an operation over a binding (a list of values in
+the order the body binds its variables): a join through a hash index, a negation (an
+index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
+or an aggregate lookup.
+"""
+from __future__ import annotations
+
+import operator
+from collections import defaultdict
+from typing import Callable, Iterable, Optional, Sequence
+
+import networkx as nx
+
+from . import syntax as S
+from .compiler import CompiledAggregate, CompiledRule, _binds
+from .engine import KnowledgeBase, Pattern, Value, _sort_key
+
+_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "mod": operator.mod}
+_COMPARE = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge}
+
+
+class _Store:
+    """Relations as sets of tuples, with hash indexes built on demand per bound-position pattern.
+
+    A store may sit on a parent (the chart-independent relations): it reads what it does
+    not hold from the parent and writes only to itself, copying a parent relation first.
+    """
+
+    def __init__(self, parent: "_Store | None" = None):
+        self.parent = parent
+        self.relations: dict[str, set] = {}
+        self._indexes: dict[tuple, dict] = {}
+
+    def rows(self, pred: str) -> set:
+        if pred in self.relations:
+            return self.relations[pred]
+        return self.parent.rows(pred) if self.parent else set()
+
+    def add(self, pred: str, rows: Iterable[tuple]) -> bool:
+        if pred not in self.relations:
+            self.relations[pred] = set(self.parent.rows(pred)) if self.parent else set()
+        relation = self.relations[pred]
+        before = len(relation)
+        relation.update(rows)
+        grew = len(relation) != before
+        if grew:
+            for key in [k for k in self._indexes if k[0] == pred]:
+                del self._indexes[key]
+        return grew
+
+    def index(self, pred: str, positions: tuple) -> dict:
+        if pred not in self.relations and self.parent is not None:
+            return self.parent.index(pred, positions)
+        key = (pred, positions)
+        if key not in self._indexes:
+            table = defaultdict(list)
+            for row in self.rows(pred):
+                table[tuple(row[p] for p in positions)].append(row)
+            self._indexes[key] = table
+        return self._indexes[key]
+
+    def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
+        positions = tuple(i for i, v in enumerate(pattern) if v is not None)
+        if not positions:
+            return list(self.rows(pred))
+        return self.index(pred, positions).get(tuple(pattern[p] for p in positions), [])
+
+
+def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
+    """A closure computing a term from a binding; ``None`` when arithmetic meets a non-number."""
+    if isinstance(term, S.Const):
+        value = term.value
+        return lambda binding: value
+    if isinstance(term, S.Var):
+        slot = slots[term.name]
+        return lambda binding: binding[slot]
+    left, right, apply = _term_function(term.left, slots), _term_function(term.right, slots), _ARITHMETIC[term.op]
+
+    def compute(binding):
+        a, b = left(binding), right(binding)
+        if not (isinstance(a, int) and isinstance(b, int)) or (term.op == "mod" and b == 0):
+            return None
+        return apply(a, b)
+
+    return compute
+
+
+class _Body:
+    """A scheduled body prepared as operations; ``run`` yields every complete binding."""
+
+    def __init__(self, body: Sequence, names: Sequence[str], aggregates: dict, outer: dict[str, int] | None = None):
+        self.slots = dict(outer or {})
+        for name in names:
+            self.slots.setdefault(name, len(self.slots))
+        self.width = len(self.slots)
+        self.aggregates = aggregates
+        self.ops = []
+        bound = set(outer or ())
+        for literal in body:
+            self.ops.append(self._prepare(literal, bound))
+            bound |= _binds(literal, bound)
+
+    def _prepare(self, literal, bound: set[str]):
+        slots = self.slots
+        if isinstance(literal, S.Atom):
+            keys, sources, outputs, checks, seen = [], [], [], [], set()
+            for position, arg in enumerate(literal.args):
+                if isinstance(arg, S.Const):
+                    keys.append(position)
+                    sources.append((True, arg.value))
+                elif arg.name in bound:
+                    keys.append(position)
+                    sources.append((False, slots[arg.name]))
+                elif arg.name in seen:
+                    checks.append((position, slots[arg.name]))
+                else:
+                    seen.add(arg.name)
+                    outputs.append((position, slots[arg.name]))
+            return ("atom", literal.pred, tuple(keys), tuple(sources), tuple(outputs), tuple(checks))
+        if isinstance(literal, S.Negation):
+            keys, sources = [], []
+            for position, arg in enumerate(literal.atom.args):
+                if isinstance(arg, S.Const):
+                    keys.append(position)
+                    sources.append((True, arg.value))
+                elif arg.name in bound:
+                    keys.append(position)
+                    sources.append((False, slots[arg.name]))
+            return ("not", literal.atom.pred, tuple(keys), tuple(sources))
+        if isinstance(literal, S.Comparison):
+            target = S.assignment_target(literal, bound)
+            if target is not None:
+                expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
+                return ("assign", slots[target], _term_function(expr, slots))
+            return ("test", _COMPARE[literal.op], _term_function(literal.left, slots), _term_function(literal.right, slots))
+        agg = self.aggregates[literal]
+        result = literal.result.name
+        target = None if result in bound else slots[result]
+        return ("aggregate", agg, tuple(slots[n] for n in agg.group), target, slots[result])
+
+    def run(self, store: _Store, values: dict, seeds: Iterable[list] = ((),)) -> list[list]:
+        """All complete bindings; ``values`` maps an aggregate to its group → value table."""
+        bindings = [list(seed) + [None] * (self.width - len(seed)) for seed in seeds]
+        for op in self.ops:
+            kind = op[0]
+            out = []
+            if kind == "atom":
+                _, pred, keys, sources, outputs, checks = op
+                table = store.index(pred, keys)
+                for binding in bindings:
+                    key = tuple(v if const else binding[v] for const, v in sources)
+                    for row in table.get(key, ()):
+                        if checks and any(row[p] != row[q] for p, q in _repeats(outputs, checks)):
+                            continue
+                        extended = binding.copy()
+                        for position, slot in outputs:
+                            extended[slot] = row[position]
+                        out.append(extended)
+            elif kind == "not":
+                _, pred, keys, sources = op
+                table = store.index(pred, keys)
+                out = [b for b in bindings if not table.get(tuple(v if const else b[v] for const, v in sources))]
+            elif kind == "assign":
+                _, slot, compute = op
+                for binding in bindings:
+                    value = compute(binding)
+                    if value is not None:
+                        binding[slot] = value
+                        out.append(binding)
+            elif kind == "test":
+                _, compare, left, right = op
+                for binding in bindings:
+                    a, b = left(binding), right(binding)
+                    if a is not None and b is not None and _comparable(a, b) and compare(a, b):
+                        out.append(binding)
+            else:
+                _, agg, group, target, slot = op
+                table = values[agg]
+                for binding in bindings:
+                    value = table.get(tuple(binding[g] for g in group))
+                    if value is None and agg.literal.func == "count":
+                        value = 0
+                    if value is None:
+                        continue
+                    if target is None:
+                        if binding[slot] == value:
+                            out.append(binding)
+                    else:
+                        binding[target] = value
+                        out.append(binding)
+            bindings = out
+            if not bindings:
+                break
+        return bindings
+
+
+def _repeats(outputs, checks):
+    """Pairs of row positions that must hold the same value (a variable repeated in one atom)."""
+    first = {slot: position for position, slot in outputs}
+    return [(position, first[slot]) for position, slot in checks]
+
+
+def _comparable(a, b) -> bool:
+    return type(a) is type(b) or (isinstance(a, int) and isinstance(b, int))
+
+
+def _aggregate(func: str, values: set):
+    if func == "count":
+        return len(values)
+    if func == "sum":
+        return sum(values)
+    return max(values, key=_sort_key_one) if func == "max" else min(values, key=_sort_key_one)
+
+
+def _sort_key_one(value):
+    return _sort_key((value,))
+
+
+class _Rule:
+    """A compiled rule prepared for bottom-up evaluation, with its aggregates."""
+
+    def __init__(self, compiled: CompiledRule):
+        self.compiled = compiled
+        self.body = _Body(compiled.body, compiled.variables, compiled.aggregates)
+        self.inner = {agg: _Body(agg.body, agg.group + agg.inner, {}) for agg in compiled.aggregates.values()}
+        head = compiled.rule.head.args
+        slots = self.body.slots
+        self.head = tuple((True, a.value) if isinstance(a, S.Const) else (False, slots[a.name]) for a in head)
+
+    def helper_rows(self, store: _Store) -> dict[CompiledAggregate, list[tuple]]:
+        return {agg: [tuple(b) for b in body.run(store, {})] for agg, body in self.inner.items()}
+
+    def evaluate(self, store: _Store) -> tuple[list[tuple], list[tuple], dict]:
+        """(fire tuples, head tuples, aggregate helper rows) of this rule over the store."""
+        helpers = self.helper_rows(store)
+        values = {}
+        for agg, rows in helpers.items():
+            groups = defaultdict(set)
+            width = len(agg.group)
+            term = (agg.group + agg.inner).index(agg.literal.term.name)
+            for row in rows:
+                groups[row[:width]].add(row[term])
+            values[agg] = {group: _aggregate(agg.literal.func, terms) for group, terms in groups.items()}
+        fires = [tuple(b) for b in self.body.run(store, values)]
+        heads = [tuple(v if const else fire[v] for const, v in self.head) for fire in fires]
+        return fires, heads, helpers
+
+
+class _Plan:
+    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first)."""
+
+    def __init__(self, kb: KnowledgeBase):
+        graph = kb.program.dependencies
+        moving = kb.moving_relations()
+        condensed = nx.condensation(graph)
+        self.static, self.dynamic = [], []
+        for component in nx.topological_sort(condensed):
+            members = sorted(condensed.nodes[component]["members"])
+            rules = [_Rule(c) for pred in members for c in kb.rules_for.get(pred, ())]
+            if rules:
+                recursive = len(members) > 1 or graph.has_edge(members[0], members[0])
+                (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
+
+
+class Materialisation:
+    """Every relation, fire relation and aggregate helper of a knowledge base over a set of facts.
+
+    ``Materialisation(kb)`` evaluates the chart-independent part once; ``extend(facts)``
+    returns a materialisation of a batch of charts (their input facts) on top of it.
+    """
+
+    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None):
+        self.kb = kb
+        self.program = kb.program
+        self.rules_for = kb.rules_for
+        self.name = kb.name
+        self.school = kb.school
+        if base is None:
+            self.plan = _Plan(kb)
+            self.store = _Store()
+            self.origins = {}
+            for fact in kb.program.facts:
+                args = tuple(a.value for a in fact.head.args)
+                self.store.add(fact.head.pred, [args])
+                self.origins.setdefault((fact.head.pred, args), f"{fact.pos.path}:{fact.pos.line}")
+            self._evaluate(self.plan.static)
+        else:
+            self.plan = base.plan
+            self.store = _Store(base.store)
+            self.origins = dict(base.origins)
+
+    def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]]) -> "Materialisation":
+        """A materialisation with these input facts (relation, arguments, origin) added and evaluated."""
+        batch = Materialisation(self.kb, base=self)
+        for pred, args, origin in facts:
+            batch.store.add(pred, [tuple(args)])
+            batch.origins[(pred, tuple(args))] = origin
+        batch._evaluate(self.plan.dynamic)
+        return batch
+
+    def _evaluate(self, strata) -> None:
+        for rules, recursive in strata:
+            changed = True
+            while changed:
+                changed = False
+                for rule in rules:
+                    fires, heads, helpers = rule.evaluate(self.store)
+                    self.store.add(rule.compiled.fire, fires)
+                    for agg, rows in helpers.items():
+                        self.store.add(agg.helper, rows)
+                    changed |= self.store.add(rule.compiled.rule.head.pred, heads) and recursive
+
+    # the query interface the explainer uses ------------------------------------
+    def query(self, pred: str, pattern: Pattern) -> list[tuple]:
+        return sorted(set(self.store.match(pred, tuple(pattern))), key=_sort_key)
+
+    def holds(self, pred: str, args: Pattern) -> bool:
+        return bool(self.store.match(pred, tuple(args)))
+
+    def is_fact(self, pred: str, args: Sequence[Value]) -> bool:
+        return (pred, tuple(args)) in self.origins
+
+    def declared(self, pred: str):
+        return self.program.preds.get(pred)
+
+    def aggregate_value(self, agg: CompiledAggregate, group: Sequence[Value]):
+        rows = self.store.match(agg.helper, [*group] + [None] * len(agg.inner)) if agg.group else \
+            list(self.store.rows(agg.helper))
+        if not rows:
+            return None
+        term = (agg.group + agg.inner).index(agg.literal.term.name)
+        return _aggregate(agg.literal.func, {row[term] for row in rows})
