@@ -111,6 +111,10 @@ class Session:
         return self.cast_many([self.offset_input(s + b, o, daytime) for s, b, _ in pillars for o in range(12)])
 
     # reading -----------------------------------------------------------------
+    def chart(self, chart_id: str) -> Optional[Chart]:
+        """A chart cast before in this session, by its id."""
+        return self._charts.get(chart_id)
+
     def source(self, chart_id: Optional[str] = None):
         """What answers for a chart (its batch, or pyDatalog), or for chart-free questions."""
         return self._sources.get(chart_id, self.base)

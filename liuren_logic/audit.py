@@ -1,0 +1,204 @@
+"""Audits: what another reading of a disputed rule changes, chart by chart.
+
+``compare(a, b)`` casts the same charts in two sessions (two schools, each its own
+knowledge base) and lists every conclusion that differs: 三傳, method, names, generals,
+and the spirits and patterns where the KB has them. ``explain`` gives, for one chart, the
+derivation under each reading, or the why-not where a reading derives nothing.
+``follows`` tells which reading each worked case agrees with.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable, Iterable, Optional, Sequence
+
+import networkx as nx
+
+from .errors import InputError
+from .provenance import Derivable, NotDerivable
+from .session import Session
+
+CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
+
+
+@dataclass(frozen=True)
+class Difference:
+    chart: str
+    day: str
+    hour: str
+    offset: Optional[int]
+    conclusion: str
+    before: str
+    after: str
+
+
+@dataclass
+class Audit:
+    """Every difference between two sessions over the same charts."""
+
+    a: str
+    b: str
+    charts: int
+    differences: list[Difference] = field(default_factory=list)
+
+    def changed(self, conclusion: Optional[str] = None) -> list[str]:
+        """Chart ids with a difference (in one conclusion, or in any)."""
+        return sorted({d.chart for d in self.differences if conclusion in (None, d.conclusion)})
+
+    def summary(self) -> dict[str, int]:
+        """Charts changed, per conclusion."""
+        counts = Counter()
+        for conclusion, charts in _group(self.differences).items():
+            counts[conclusion] = len(charts)
+        return {c: counts.get(c, 0) for c in CONCLUSIONS}
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "charts": self.charts, "changed": len(self.changed()),
+                "summary": self.summary(), "differences": [asdict(d) for d in self.differences]}
+
+
+def _group(differences: Iterable[Difference]) -> dict[str, set]:
+    groups = defaultdict(set)
+    for d in differences:
+        groups[d.conclusion].add(d.chart)
+    return groups
+
+
+def conclusions(chart) -> dict[str, str]:
+    """A chart's conclusions as comparable text."""
+    kb = chart.session.kb
+    shown = {
+        "三傳": chart.sanchuan or "—",
+        "method": chart.method or "—",
+        "names": "·".join(chart.subnames) or "—",
+        "generals": " ".join(f"{b}{chart.generals.get(b, '？')}" for b in _branches(chart)),
+    }
+    for conclusion, pred in (("spirits", "spirit"), ("patterns", "pattern")):
+        if pred in kb.program.preds:
+            shown[conclusion] = " ".join("".join(map(str, row)) for row in chart.rows(pred)) or "—"
+    return shown
+
+
+def _branches(chart) -> list[str]:
+    return [row[0] for row in sorted(chart.session.base.query("branch_index", [None, None]), key=lambda r: r[1])]
+
+
+def table_inputs(session: Session, times: Sequence[bool] = (True, False)) -> list:
+    """The 720 charts (60 days × 12 offsets), by day (hour 午) and by night (hour 子)."""
+    pillars = sorted(session.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
+    return [session.offset_input(s + b, o, daytime) for daytime in times for s, b, _ in pillars for o in range(12)]
+
+
+def moments(start: str, stop: str, step: str) -> list[datetime]:
+    """Moments from start to stop (inclusive) every step (``2h``, ``30m``, ``1d``)."""
+    units = {"m": "minutes", "h": "hours", "d": "days"}
+    try:
+        delta = timedelta(**{units[step[-1]]: float(step[:-1])})
+        first, last = (datetime.fromisoformat(t.replace(" ", "T")) for t in (start, stop))
+    except (KeyError, ValueError, IndexError):
+        raise InputError(f"cannot read the range {start!r} … {stop!r} every {step!r}: "
+                         "expected dates like 2024-01-01 12:00 and a step like 2h, 30m or 1d") from None
+    if delta <= timedelta(0) or last < first:
+        raise InputError(f"the range {start} … {stop} every {step} is empty")
+    count = int((last - first) / delta) + 1
+    if count > 100_000:
+        raise InputError(f"{count} moments is too many for one audit (at most 100000)")
+    return [first + i * delta for i in range(count)]
+
+
+def compare(a: Session, b: Session, inputs_of: Optional[Callable[[Session], list]] = None,
+            progress: Optional[Callable[[str], None]] = None) -> Audit:
+    """Cast the same charts in both sessions and list every conclusion that differs.
+
+    ``inputs_of(session)`` gives a session's chart inputs (default: the 720 charts, day and
+    night); it is asked of each session, since a calendar reading can change a chart's inputs.
+    """
+    inputs_of = inputs_of or table_inputs
+    casts = []
+    for session in (a, b):
+        if progress:
+            progress(f"casting with {session.name} …")
+        casts.append(session.cast_many(inputs_of(session)))
+    audit = Audit(a.name, b.name, len(casts[0]))
+    for before, after in zip(*casts):
+        left, right = conclusions(before), conclusions(after)
+        for conclusion in CONCLUSIONS:
+            if conclusion in left and left[conclusion] != right.get(conclusion):
+                audit.differences.append(Difference(before.id, before.day, before.hour, before.offset,
+                                                    conclusion, left[conclusion], right.get(conclusion, "—")))
+    return audit
+
+
+def explain(a: Session, b: Session, chart_id: str, question: str = "initial") -> dict[str, nx.DiGraph]:
+    """One chart's answer to a question under each reading: its derivation, or why nothing is derived."""
+    graphs = {}
+    for session, other in ((a, b), (b, a)):
+        chart, twin = session.chart(chart_id), other.chart(chart_id)
+        if chart is None or twin is None:
+            raise InputError(f"chart {chart_id!r} was not cast in this audit")
+        try:
+            graphs[session.name] = session.why(chart, question)
+        except (InputError, NotDerivable):
+            theirs = twin.rows(_RELATION.get(question, question))
+            value = theirs[0][0] if theirs else None
+            if value is None:
+                raise InputError(f"neither reading derives {question} for {chart_id}") from None
+            try:
+                graphs[session.name] = session.why_not(chart, question, value)
+            except Derivable:
+                graphs[session.name] = session.why(chart, question, value)
+    return graphs
+
+
+_RELATION = {"initial": "initial", "middle": "middle", "final": "final", "method": "chosen", "name": "subname"}
+
+
+@dataclass(frozen=True)
+class CaseVerdict:
+    case: str
+    book: str
+    answers: dict  # school → its 三傳
+    follows: tuple  # the schools whose 三傳 agree with the book
+
+
+def follows(sessions: Sequence[Session], cases: Sequence[dict]) -> list[CaseVerdict]:
+    """For each worked case (day, yuejiang, hour, sanchuan), which readings give the book's 三傳."""
+    verdicts = []
+    for case in cases:
+        try:
+            day, jiang, hour, book = case["day"], case["yuejiang"], case["hour"], case["sanchuan"]
+        except KeyError as missing:
+            raise InputError(f"case {case.get('seq', '?')} has no {missing.args[0]!r}") from None
+        book = "".join(book)
+        answers = {s.name: s.cast(day, jiang, hour).sanchuan for s in sessions}
+        label = f"{case.get('seq', len(verdicts) + 1)} {day} {jiang}將{hour}時"
+        verdicts.append(CaseVerdict(label, book, answers, tuple(n for n, a in answers.items() if a == book)))
+    return verdicts
+
+
+def render_text(audit: Audit, limit: Optional[int] = None) -> str:
+    """The summary and a table of every difference."""
+    lines = [f"{audit.a}  →  {audit.b}: {len(audit.changed())} of {audit.charts} charts change"]
+    lines += [f"  {conclusion}: {count}" for conclusion, count in audit.summary().items() if count]
+    shown = audit.differences if limit is None else audit.differences[:limit]
+    if shown:
+        lines.append("")
+        lines.append("chart                   conclusion  before  →  after")
+    for d in shown:
+        lines.append(f"{d.chart:<20}  {d.conclusion:<8}  {d.before}  →  {d.after}")
+    if limit is not None and len(audit.differences) > limit:
+        lines.append(f"… {len(audit.differences) - limit} more (use --json for all)")
+    return "\n".join(lines)
+
+
+def render_cases(verdicts: Sequence[CaseVerdict]) -> str:
+    schools = list(verdicts[0].answers) if verdicts else []
+    lines = ["case                      book    " + "  ".join(f"{s:<10}" for s in schools) + "  follows"]
+    for v in verdicts:
+        answers = "  ".join(f"{v.answers[s]:<10}" for s in schools)
+        lines.append(f"{v.case:<24}  {v.book:<6}  {answers}  {', '.join(v.follows) or 'neither'}")
+    tally = Counter(v.follows for v in verdicts)
+    lines.append("")
+    lines += [f"{' and '.join(k) or 'neither'}: {n}" for k, n in sorted(tally.items(), key=lambda kv: -kv[1])]
+    return "\n".join(lines)
