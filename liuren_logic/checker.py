@@ -35,6 +35,25 @@ class Program:
     def rules_for(self, pred: str) -> list[S.Rule]:
         return [r for r in self.rules if r.head.pred == pred]
 
+    def moving(self) -> set[str]:
+        """The relations a chart's input facts can change: the input relations and all they reach."""
+        graph = self.dependencies
+        moving: set[str] = set()
+        for decl in self.preds.values():
+            if decl.input and decl.name in graph:
+                moving |= {decl.name} | nx.descendants(graph, decl.name)
+        return moving
+
+    def strata(self) -> list[tuple[tuple[str, ...], bool]]:
+        """Groups of mutually recursive relations, lowest first, each with whether it recurses."""
+        graph = self.dependencies
+        condensed = nx.condensation(graph)
+        out = []
+        for component in nx.topological_sort(condensed):
+            members = tuple(sorted(condensed.nodes[component]["members"]))
+            out.append((members, len(members) > 1 or graph.has_edge(members[0], members[0])))
+        return out
+
 
 class _Checker:
     def __init__(self, modules: list[S.Module]):

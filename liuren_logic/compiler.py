@@ -63,7 +63,7 @@ def schedule(body, bound: set[str]) -> tuple[S.Literal, ...]:
             ready = next((lit for lit in pending if isinstance(lit, S.Atom)), pending[0])
         pending.remove(ready)
         ordered.append(ready)
-        bound |= _binds(ready, bound)
+        bound |= binds(ready, bound)
     return tuple(ordered)
 
 
@@ -82,7 +82,7 @@ def _outer_names(aggregate: S.Aggregate) -> set[str]:
     return {v.name for a in _atoms(aggregate.body) for v in S.atom_variables(a)}
 
 
-def _binds(literal, bound: set[str]) -> set[str]:
+def binds(literal, bound: set[str]) -> set[str]:
     if isinstance(literal, S.Atom):
         return {v.name for v in S.atom_variables(literal)}
     if isinstance(literal, S.Aggregate):
@@ -131,10 +131,10 @@ def _ordered_variables(body) -> tuple[str, ...]:
     names: list[str] = []
     bound: set[str] = set()
     for literal in body:
-        for name in sorted(_binds(literal, bound), key=lambda n: _first_index(literal, n)):
+        for name in sorted(binds(literal, bound), key=lambda n: _first_index(literal, n)):
             if name not in names:
                 names.append(name)
-        bound |= _binds(literal, bound)
+        bound |= binds(literal, bound)
     return tuple(names)
 
 
@@ -225,7 +225,7 @@ class _Emitter:
             else:
                 agg = aggregates[literal]
                 parts.append(Term(agg.function)[self.keys(agg)] == self.var(literal.result.name))
-            bound |= _binds(literal, bound)
+            bound |= binds(literal, bound)
         result = parts[0]
         for part in parts[1:]:
             result = result & part

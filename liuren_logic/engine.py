@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
-import networkx as nx
 from pyDatalog import Logic
 from pyDatalog.pyParser import Term
 
@@ -54,25 +53,13 @@ class KnowledgeBase:
             self._materialise(pred)
         self._logic = Logic(True)
 
-    def moving_relations(self) -> set[str]:
-        """The relations a chart's input facts can change: the input relations and all they reach."""
-        graph = self.program.dependencies
-        moving = set()
-        for decl in self.program.preds.values():
-            if decl.input and decl.name in graph:
-                moving |= {decl.name} | nx.descendants(graph, decl.name)
-        return moving
-
     def _static_order(self) -> list[str]:
         """Derived, non-recursive relations no chart input reaches, lowest first: computed once, at load."""
-        graph = self.program.dependencies
-        moving = self.moving_relations()
+        moving = self.program.moving()
         order: list[str] = []
-        condensed = nx.condensation(graph)
-        for component in nx.topological_sort(condensed):
-            (pred, *more) = condensed.nodes[component]["members"]
-            recursive = more or graph.has_edge(pred, pred)
-            needs = [q for q in graph.predecessors(pred) if q in self.rules_for]
+        for members, recursive in self.program.strata():
+            pred = members[0]
+            needs = [q for q in self.program.dependencies.predecessors(pred) if q in self.rules_for]
             if pred in self.rules_for and pred not in moving and not recursive and all(q in order for q in needs):
                 order.append(pred)
         return order
@@ -83,7 +70,7 @@ class KnowledgeBase:
         for compiled in self.rules_for[pred]:
             fire = Term(compiled.fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))])
             tuples |= {compiler.head_values(compiled, row) for row in fire.lua.ask() or ()}
-        for values in sorted(tuples, key=_sort_key):
+        for values in sorted(tuples, key=sort_key):
             +Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
         if not tuples:
             compiler.declare_empty(pred, self.program.preds[pred].arity)
@@ -119,7 +106,7 @@ class KnowledgeBase:
         terms = [compiler.constant(v) if v is not None else Term(f"Q{i}") for i, v in enumerate(pattern)]
         name = compiler.relation(pred) if pred in self.program.preds else pred
         rows = Term(name)(*terms).lua.ask() or []
-        return sorted(set(rows), key=_sort_key)
+        return sorted(set(rows), key=sort_key)
 
     def holds(self, pred: str, args: Pattern) -> bool:
         return bool(self.query(pred, args))
@@ -138,5 +125,5 @@ class KnowledgeBase:
         return {p: self.query(p, [None] * self.program.preds[p].arity) for p in preds}
 
 
-def _sort_key(row: tuple) -> tuple:
+def sort_key(row: tuple) -> tuple:
     return tuple((0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in row)

@@ -20,11 +20,10 @@ import operator
 from collections import defaultdict
 from typing import Callable, Iterable, Optional, Sequence
 
-import networkx as nx
 
 from . import syntax as S
-from .compiler import CompiledAggregate, CompiledRule, _binds
-from .engine import KnowledgeBase, Pattern, Value, _sort_key
+from .compiler import CompiledAggregate, CompiledRule, binds
+from .engine import KnowledgeBase, Pattern, Value, sort_key
 
 _ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "mod": operator.mod}
 _COMPARE = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -110,7 +109,7 @@ class _Body:
         bound = set(outer or ())
         for literal in body:
             self.ops.append(self._prepare(literal, bound))
-            bound |= _binds(literal, bound)
+            bound |= binds(literal, bound)
 
     def _prepare(self, literal, bound: set[str]):
         slots = self.slots
@@ -221,11 +220,11 @@ def _aggregate(func: str, values: set):
         return len(values)
     if func == "sum":
         return sum(values)
-    return max(values, key=_sort_key_one) if func == "max" else min(values, key=_sort_key_one)
+    return max(values, key=_value_key) if func == "max" else min(values, key=_value_key)
 
 
-def _sort_key_one(value):
-    return _sort_key((value,))
+def _value_key(value):
+    return sort_key((value,))
 
 
 class _Rule:
@@ -262,15 +261,11 @@ class _Plan:
     """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first)."""
 
     def __init__(self, kb: KnowledgeBase):
-        graph = kb.program.dependencies
-        moving = kb.moving_relations()
-        condensed = nx.condensation(graph)
+        moving = kb.program.moving()
         self.static, self.dynamic = [], []
-        for component in nx.topological_sort(condensed):
-            members = sorted(condensed.nodes[component]["members"])
+        for members, recursive in kb.program.strata():
             rules = [_Rule(c) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
-                recursive = len(members) > 1 or graph.has_edge(members[0], members[0])
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
 
 
@@ -324,7 +319,7 @@ class Materialisation:
 
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
-        return sorted(set(self.store.match(pred, tuple(pattern))), key=_sort_key)
+        return sorted(set(self.store.match(pred, tuple(pattern))), key=sort_key)
 
     def holds(self, pred: str, args: Pattern) -> bool:
         return bool(self.store.match(pred, tuple(args)))

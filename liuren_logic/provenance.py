@@ -28,7 +28,7 @@ import networkx as nx
 
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
-from .engine import KnowledgeBase, Value, _sort_key
+from .engine import KnowledgeBase, Value, sort_key
 from .errors import LiurenError
 from .labels import atom_label, fill
 
@@ -63,7 +63,7 @@ class Firing:
 
     @property
     def sort_key(self):
-        return (self.rule.index, _sort_key(tuple(self.binding[v] for v in self.rule.variables)))
+        return (self.rule.index, sort_key(tuple(self.binding[v] for v in self.rule.variables)))
 
 
 def substitute(term, binding: dict):
@@ -326,7 +326,7 @@ class Explainer:
                 else:
                     dead.append((k, partial))
             partials = survivors[:MAX_PARTIALS]
-        dead.sort(key=lambda d: (d[0], _sort_key(tuple(str(v) for _, v in sorted(d[1].items())))))
+        dead.sort(key=lambda d: (d[0], sort_key(tuple(str(v) for _, v in sorted(d[1].items())))))
         return dead
 
     def _extend(self, compiled: CompiledRule, literal, binding: dict) -> list[dict]:

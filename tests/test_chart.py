@@ -124,7 +124,7 @@ def test_both_engines_agree_on_every_chart_relation(table):
     top_down = Session(engine="pydatalog")
     sample = table[5::36]  # 20 charts over days and offsets
     charts = [top_down.cast(c.day, c.jiang, c.hour) for c in sample]
-    moving = sorted(top_down.kb.moving_relations() & set(top_down.kb.program.preds))
+    moving = sorted(top_down.kb.program.moving() & set(top_down.kb.program.preds))
     bottom_up = Session(engine="materialise")
     for chart in charts:
         other = bottom_up.cast(chart.day, chart.jiang, chart.hour)
