@@ -111,33 +111,34 @@ class _Body:
             self.ops.append(self._prepare(literal, bound))
             bound |= binds(literal, bound)
 
+    def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple]:
+        """The positions of an atom known before it is matched, and where each value comes from."""
+        keys, sources = [], []
+        for position, arg in enumerate(args):
+            if isinstance(arg, S.Const):
+                keys.append(position)
+                sources.append((True, arg.value))
+            elif arg.name in bound:
+                keys.append(position)
+                sources.append((False, self.slots[arg.name]))
+        return tuple(keys), tuple(sources)
+
     def _prepare(self, literal, bound: set[str]):
         slots = self.slots
         if isinstance(literal, S.Atom):
-            keys, sources, outputs, checks, seen = [], [], [], [], set()
+            keys, sources = self._probe(literal.args, bound)
+            outputs, checks, seen = [], [], set()
             for position, arg in enumerate(literal.args):
-                if isinstance(arg, S.Const):
-                    keys.append(position)
-                    sources.append((True, arg.value))
-                elif arg.name in bound:
-                    keys.append(position)
-                    sources.append((False, slots[arg.name]))
-                elif arg.name in seen:
+                if position in keys:
+                    continue
+                if arg.name in seen:
                     checks.append((position, slots[arg.name]))
                 else:
                     seen.add(arg.name)
                     outputs.append((position, slots[arg.name]))
-            return ("atom", literal.pred, tuple(keys), tuple(sources), tuple(outputs), tuple(checks))
+            return ("atom", literal.pred, keys, sources, tuple(outputs), tuple(checks))
         if isinstance(literal, S.Negation):
-            keys, sources = [], []
-            for position, arg in enumerate(literal.atom.args):
-                if isinstance(arg, S.Const):
-                    keys.append(position)
-                    sources.append((True, arg.value))
-                elif arg.name in bound:
-                    keys.append(position)
-                    sources.append((False, slots[arg.name]))
-            return ("not", literal.atom.pred, tuple(keys), tuple(sources))
+            return ("not", literal.atom.pred, *self._probe(literal.atom.args, bound))
         if isinstance(literal, S.Comparison):
             target = S.assignment_target(literal, bound)
             if target is not None:
