@@ -3,12 +3,17 @@
 Each line is one node: a conclusion with its label, the rule that derived it (with the
 seed line it rests on), the facts and checks below. A sub-proof that was already shown
 is not repeated: its line ends with ``(see above)``. Glyphs are data (``GLYPHS``).
+
+By default the tree is the reader's view (:func:`explain.view.compact`): labelled rule
+steps and what they rest on; ``full=True`` shows every node the engine recorded.
 """
 from __future__ import annotations
 
 import unicodedata
 
 import networkx as nx
+
+from .view import compact, ordered_children
 
 GLYPHS = {"branch": "├─ ", "last": "└─ ", "pipe": "│  ", "space": "   "}
 MARKS = {"atom": "", "fact": "▪ ", "rule": "⇐ ", "not": "", "compare": "", "aggregate": "Σ ",
@@ -29,7 +34,7 @@ def width(text: str) -> int:
 
 def children(graph: nx.DiGraph, node: str) -> list[str]:
     """A node's children in the order of the rule body, then by text."""
-    return sorted(graph.successors(node), key=lambda c: (graph.edges[node, c].get("order", 0), graph.nodes[c]["text"]))
+    return ordered_children(graph, node)
 
 
 def describe(attrs: dict, lang: str = "zh") -> str:
@@ -58,8 +63,10 @@ def describe(attrs: dict, lang: str = "zh") -> str:
     return line
 
 
-def render(graph: nx.DiGraph, lang: str = "zh", depth: int | None = None) -> str:
-    """The whole derivation below the graph's root, one node a line."""
+def render(graph: nx.DiGraph, lang: str = "zh", depth: int | None = None, full: bool = False) -> str:
+    """The derivation below the graph's root, one node a line (``full``: every node)."""
+    if not full:
+        graph = compact(graph)
     lines: list[str] = []
     shown: set[str] = set()
 

@@ -186,3 +186,9 @@ class Chart:
     def __repr__(self) -> str:
         names = "·".join(self.subnames)
         return f"<Chart {self.id} 三傳 {self.sanchuan or '—'} {self.method or '—'} {names}>"
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the chart drawn, each conclusion clickable to its derivation."""
+        from .explain.page import fragment
+
+        return fragment(self)

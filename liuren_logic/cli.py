@@ -1,4 +1,4 @@
-"""The ``liuren`` command: cast, why, why-not, table, kb check.
+"""The ``liuren`` command: cast, why, why-not, teach, page, table, kb check.
 
 Every error a user can cause ends in one clear message and exit status 2 (1 when
 ``kb check`` finds problems); no traceback.
@@ -45,6 +45,18 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simplified", action="store_true", help="print simplified characters")
 
 
+FORMATS = ("text", "json", "dot", "svg", "png")
+
+
+def _picture_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="text (a tree, the default), json (node-link data), dot, svg or png")
+    parser.add_argument("--output", "-o", type=Path, help="write to this file instead of standard output")
+    parser.add_argument("--full", action="store_true",
+                        help="every step the engine took (default: labelled rule steps and what they rest on; "
+                             "json is always complete)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="liuren", description="大六壬 as a Datalog knowledge base that explains every conclusion.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -63,6 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
         _school_options(sub)
         _output_options(sub)
         sub.add_argument("--depth", type=int, default=None, help="show only this many levels")
+        _picture_options(sub)
+
+    teach = commands.add_parser("teach", help="narrate a chart's derivation in numbered steps, as a teacher would")
+    _chart_options(teach)
+    _school_options(teach)
+    _output_options(teach)
+    teach.add_argument("--interactive", action="store_true",
+                       help="wait for Enter between steps (when reading a terminal; otherwise print all)")
+
+    page = commands.add_parser("page", help="write one self-contained HTML page: the chart, every derivation clickable")
+    _chart_options(page)
+    _school_options(page)
+    page.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
+    page.add_argument("--simplified", action="store_true", help="simplified characters")
+    page.add_argument("--output", "-o", type=Path, help="the HTML file to write (default: standard output)")
 
     table = commands.add_parser("table", help="all 720 charts: day, offset, method, names, 三傳")
     table.add_argument("--night", action="store_true", help="night charts (hour 子) instead of day (午)")
@@ -132,7 +159,88 @@ def cmd_why(args, negative: bool = False) -> int:
         graph = session.why_not(chart, args.question, args.value)
     else:
         graph = session.why(chart, args.question, args.value)
-    _emit(_graph_json(graph) if args.json else render(graph, args.lang, args.depth), args)
+    fmt = args.format or ("json" if args.json else "text")
+    if fmt == "json":
+        _write(_graph_json(graph), args)
+    elif fmt == "text":
+        _write(render(graph, args.lang, args.depth, full=args.full), args)
+    else:
+        _write(_picture(graph, fmt, args), args)
+    return 0
+
+
+def _picture(graph: nx.DiGraph, fmt: str, args) -> str | bytes:
+    from .explain.picture import render, to_dot
+    from .explain.view import compact
+
+    if args.simplified:  # on the labels, so that a PNG has them too
+        graph = _simplified_graph(graph)
+    shown = graph if args.full else compact(graph)
+    return to_dot(shown, args.lang) if fmt == "dot" else render(shown, fmt, args.lang)
+
+
+def _simplified_graph(graph: nx.DiGraph) -> nx.DiGraph:
+    out = graph.copy()
+    for _, attrs in out.nodes(data=True):
+        for key, value in attrs.items():
+            if isinstance(value, str):
+                attrs[key] = simplified(value)
+    return out
+
+
+def _write(data: str | bytes, args) -> None:
+    """Text or bytes to ``--output`` or standard output (simplified when asked)."""
+    if isinstance(data, str) and getattr(args, "simplified", False):
+        data = simplified(data)
+    output = getattr(args, "output", None)
+    if output is not None:
+        try:
+            if isinstance(data, bytes):
+                output.write_bytes(data)
+            else:
+                output.write_text(data if data.endswith("\n") else data + "\n", encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot write {output}: {error.strerror}") from None
+    elif isinstance(data, bytes):
+        if sys.stdout.isatty():
+            raise InputError("that output is binary: give --output FILE")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        print(data)
+
+
+def cmd_teach(args) -> int:
+    from .explain.lesson import header, lesson_steps, render_lesson, render_step
+
+    session = _session(args)
+    chart = _chart(session, args)
+    steps = lesson_steps(chart, args.lang)
+    if args.json:
+        _emit(json.dumps([s.as_dict() for s in steps], ensure_ascii=False, indent=1), args)
+    elif args.interactive and sys.stdin.isatty():
+        prompt = {"zh": "〔按 Enter 續講〕", "en": "[Enter for the next step]"}[args.lang]
+        waiting = True
+        _emit(header(chart, args.lang), args)
+        for number, step in enumerate(steps, 1):
+            _emit("\n" + render_step(step, number, args.lang), args)
+            if waiting and number < len(steps):
+                try:
+                    input(prompt)
+                except EOFError:  # the input was closed: tell the rest at once
+                    waiting = False
+    else:
+        _emit(render_lesson(chart, args.lang, steps), args)
+    return 0
+
+
+def cmd_page(args) -> int:
+    from .explain.page import page
+
+    session = _session(args)
+    chart = _chart(session, args)
+    _write(page(chart, args.lang), args)
     return 0
 
 
@@ -175,6 +283,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_why(args, negative=args.command == "why-not")
         if args.command == "table":
             return cmd_table(args)
+        if args.command == "teach":
+            return cmd_teach(args)
+        if args.command == "page":
+            return cmd_page(args)
         return cmd_kb_check(args)
     except KBError as error:
         print(str(error), file=sys.stderr)
