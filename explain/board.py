@@ -54,7 +54,10 @@ def render_chart(chart: "Chart", lang: str = "zh") -> str:
     lines = [f"{chart.day}日 {chart.jiang}將 {chart.hour}時  ({when}; {w['noble']} {chart.noble} {run})"
              f"  {w['void']} {''.join(chart.void)}  [{w['school']}: {chart.session.name}]"]
     if chart.moment is not None:
-        lines += [f"  {reason}" for reason in chart.moment.reasons().values()]
+        reasons = chart.moment.reasons()
+        if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
+            reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
+        lines += [f"  {reason}" for reason in reasons.values()]
     lessons = list(reversed(chart.lessons))
     lines += ["", f"{w['lessons']}:",
               "  " + "  ".join(_short(chart, l.general) for l in lessons),

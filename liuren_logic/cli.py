@@ -1,4 +1,4 @@
-"""The ``liuren`` command: cast, why, why-not, teach, page, table, kb check.
+"""The ``liuren`` command: cast, why, why-not, teach, page, table, audit, kb check, kb show.
 
 Every error a user can cause ends in one clear message and exit status 2 (1 when
 ``kb check`` finds problems); no traceback.
@@ -31,12 +31,18 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--hour", help="hour branch, e.g. 午")
     group.add_argument("--offset", type=int, help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
     group.add_argument("--night", action="store_true", help="with --offset: a night chart (hour 子)")
+    group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00'")
+    group.add_argument("--tz", default="Asia/Shanghai", help="with --at: the time zone (default Asia/Shanghai)")
+    group.add_argument("--longitude", type=float, help="with --at: degrees east (true solar time, sunrise)")
+    group.add_argument("--latitude", type=float, help="with --at: degrees north (sunrise and sunset)")
 
 
 def _school_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--school", default="default", help="school name or .toml file (default: default)")
     parser.add_argument("--reading", default="", help="other readings, e.g. punishment=seed000,shehai=shortcut")
     parser.add_argument("--kb", action="append", default=[], type=Path, help="an extra KB file to load (repeatable)")
+    parser.add_argument("--engine", choices=("materialise", "pydatalog"), default="materialise",
+                        help="materialise (bottom-up, the default) or pydatalog (top-down); they agree")
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
@@ -96,12 +102,33 @@ def build_parser() -> argparse.ArgumentParser:
     _school_options(table)
     _output_options(table)
 
+    audit = commands.add_parser("audit", help="what another reading changes: every chart and conclusion, both derivations")
+    _school_options(audit)
+    audit.add_argument("--vs", required=True,
+                       help="the other reading: topic=reading[,…] on the same school, or a school name or .toml file")
+    audit.add_argument("--times", choices=("both", "day", "night"), default="both",
+                       help="the 720 charts by day (hour 午), by night (hour 子) or both (default)")
+    audit.add_argument("--from", dest="start", help="instead of the 720 charts: moments from this date-time …")
+    audit.add_argument("--to", dest="stop", help="… to this one …")
+    audit.add_argument("--step", default="2h", help="… every step (2h, 30m, 1d; default 2h)")
+    audit.add_argument("--tz", default="Asia/Shanghai", help="with --from/--to: the time zone")
+    audit.add_argument("--explain", action="append", default=[], metavar="CHART",
+                       help="a chart id, or DAY/OFFSET[/night]: its derivation under both readings (repeatable)")
+    audit.add_argument("--cases", type=Path, help="a JSON file of worked cases: which reading each follows")
+    audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
+    audit.add_argument("--html", type=Path, help="also write a self-contained HTML report to this file")
+    _output_options(audit)
+
     kb = commands.add_parser("kb", help="work with KB files")
     kb_commands = kb.add_subparsers(dest="kb_command", required=True, parser_class=_Parser)
     check = kb_commands.add_parser("check", help="check KB files (with the default school's declarations)")
     check.add_argument("paths", nargs="+", type=Path)
     check.add_argument("--alone", action="store_true", help="check the files by themselves, without the school")
     check.add_argument("--school", default="default")
+    show = kb_commands.add_parser("show", help="print a school's rules as loaded, or as compiled for the engines")
+    show.add_argument("pred", nargs="?", help="only the rules and facts of this predicate")
+    show.add_argument("--compiled", action="store_true", help="the compiled form: body order and fire relation")
+    _school_options(show)
     return parser
 
 
@@ -109,13 +136,17 @@ def _session(args):
     from .school import parse_readings
     from .session import Session
 
-    return Session(args.school, parse_readings(args.reading), args.kb)
+    return Session(args.school, parse_readings(args.reading), args.kb, engine=args.engine)
 
 
 def _chart(session, args, required: bool = True):
+    if args.at is not None:
+        if args.day or args.jiang or args.hour or args.offset is not None:
+            raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
+        return session.cast_at(args.at, args.tz, args.longitude, args.latitude)
     if args.day is None:
         if required:
-            raise InputError("missing --day (a day pillar such as 辛巳)")
+            raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
         return None
     if args.offset is not None:
         if args.jiang or args.hour:
@@ -274,6 +305,111 @@ def cmd_kb_check(args) -> int:
     return 0
 
 
+def cmd_audit(args) -> int:
+    from . import audit as A
+    from .school import parse_readings
+    from .session import Session
+
+    base = _session(args)
+    if "=" in args.vs:
+        readings = {**parse_readings(args.reading), **parse_readings(args.vs)}
+        other = Session(args.school, readings, args.kb, engine=args.engine)
+    else:
+        other = Session(args.vs, parse_readings(args.reading), args.kb, engine=args.engine)
+    if args.cases is not None:
+        return _audit_cases(args, [base, other])
+    if args.start or args.stop:
+        if not (args.start and args.stop):
+            raise InputError("give both --from and --to")
+        when = A.moments(args.start, args.stop, args.step)
+        inputs_of = lambda s: [s.dated_input(m, args.tz) for m in when]  # noqa: E731
+    else:
+        times = {"both": (True, False), "day": (True,), "night": (False,)}[args.times]
+        inputs_of = lambda s: A.table_inputs(s, times)  # noqa: E731
+    progress = (lambda text: print(text, file=sys.stderr)) if sys.stderr.isatty() else None
+    audit = A.compare(base, other, inputs_of, progress)
+    explained = {}
+    for wanted in args.explain:
+        chart_id = _audit_chart(base, wanted)
+        explained[chart_id] = A.explain(base, other, chart_id, _question(audit, chart_id))
+    if args.json:
+        data = audit.to_dict()
+        data["explained"] = {c: {r: nx.node_link_data(g, edges="edges") for r, g in gs.items()} for c, gs in explained.items()}
+        _emit(json.dumps(data, ensure_ascii=False, indent=1, default=str), args)
+    else:
+        from .explain.tree import render
+
+        text = A.render_text(audit, args.limit)
+        for chart_id, graphs in explained.items():
+            for reading, graph in graphs.items():
+                text += f"\n\n== {chart_id} under {reading}: {graph.graph.get('question', '')}\n" + render(graph, args.lang)
+        _emit(text, args)
+    if args.html is not None:
+        from .explain.audit_page import audit_html
+
+        _write(audit_html(audit, explained, args.lang), argparse.Namespace(output=args.html, simplified=args.simplified))
+    return 0
+
+
+def _audit_chart(session, wanted: str) -> str:
+    """A chart id from ``DAY/OFFSET[/night]`` or the id itself."""
+    parts = wanted.split("/")
+    if len(parts) in (2, 3) and parts[1].isdigit():
+        night = len(parts) == 3 and parts[2] == "night"
+        return session.offset_input(parts[0], int(parts[1]), daytime=not night).id
+    return wanted
+
+
+def _question(audit, chart_id: str) -> str:
+    """What to explain for a changed chart: the first transmission that differs, else the method."""
+    for d in audit.differences:
+        if d.chart == chart_id and d.conclusion == "三傳":
+            before, after = d.before.ljust(3, "—"), d.after.ljust(3, "—")
+            position = next(i for i in range(3) if before[i] != after[i])
+            return ("initial", "middle", "final")[position]
+    return "method"
+
+
+def _audit_cases(args, sessions) -> int:
+    from .audit import follows, render_cases
+
+    try:
+        cases = json.loads(args.cases.read_text("utf-8"))
+    except (OSError, ValueError) as error:
+        raise InputError(f"cannot read the cases {args.cases}: {error}") from None
+    if not isinstance(cases, list):
+        raise InputError(f"{args.cases}: expected a JSON list of cases")
+    verdicts = follows(sessions, cases)
+    if args.json:
+        _emit(json.dumps([v.__dict__ for v in verdicts], ensure_ascii=False, indent=1), args)
+    else:
+        _emit(render_cases(verdicts), args)
+    return 0
+
+
+def cmd_kb_show(args) -> int:
+    session = _session(args)
+    lines = []
+    for compiled in session.kb.rules:
+        rule = compiled.rule
+        if args.pred and rule.head.pred != args.pred:
+            continue
+        lines.append(f"% {rule.id}  [{rule.pos.path}:{rule.pos.line}]")
+        if args.compiled:
+            body = ", ".join(map(str, compiled.body))
+            lines.append(f"{compiled.fire}({', '.join(compiled.variables)}) :- {body}.")
+            lines.append(f"{rule.head} :- {compiled.fire}({', '.join(compiled.variables)}).")
+        else:
+            lines.append(str(rule))
+    if args.pred:
+        lines += [f"{fact}  % {fact.pos.path}:{fact.pos.line}" for fact in session.kb.program.facts
+                  if fact.head.pred == args.pred]
+        if args.pred not in session.kb.program.preds:
+            raise InputError(f"unknown predicate {args.pred!r}")
+    _emit("\n".join(lines), args)
+    return 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         args = build_parser().parse_args(argv)
@@ -287,7 +423,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_teach(args)
         if args.command == "page":
             return cmd_page(args)
-        return cmd_kb_check(args)
+        if args.command == "audit":
+            return cmd_audit(args)
+        return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
     except KBError as error:
         print(str(error), file=sys.stderr)
         return 2

@@ -1,0 +1,43 @@
+"""An audit as one self-contained HTML page: the summary, every difference, and for the
+charts asked about, the derivation under each reading side by side (inline SVG, no network)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping, Optional
+
+from .page import esc, inline_svg
+from .picture import render
+from .tree import render as render_tree
+from .view import compact
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from liuren_logic.audit import Audit
+
+CSS = """
+body{font-family:"Noto Sans CJK TC","Noto Sans TC","PingFang TC",sans-serif;color:#222;max-width:1200px;margin:1em auto}
+table{border-collapse:collapse;margin:.6em 0}td,th{border:1px solid #ddd;padding:.2em .6em;text-align:left}
+th{background:#f3f5f8}.lr-pair{display:flex;gap:1em}.lr-pair>div{flex:1;min-width:0;overflow:auto}
+pre{font-size:.8em;background:#fafafa;padding:.6em;overflow:auto}
+"""
+
+
+def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "nx.DiGraph"]]] = None,
+               lang: str = "zh") -> str:
+    """The page: ``explained`` maps a chart id to {reading: derivation graph}."""
+    rows = "".join(f"<tr><td>{esc(c)}</td><td>{n}</td></tr>" for c, n in audit.summary().items() if n)
+    diffs = "".join(f"<tr><td>{esc(d.chart)}</td><td>{esc(d.conclusion)}</td><td>{esc(d.before)}</td>"
+                    f"<td>{esc(d.after)}</td></tr>" for d in audit.differences)
+    parts = [f"<h1>{esc(audit.a)} → {esc(audit.b)}</h1>",
+             f"<p>{len(audit.changed())} of {audit.charts} charts change.</p>",
+             f"<table><tr><th>conclusion</th><th>charts</th></tr>{rows}</table>",
+             f"<table><tr><th>chart</th><th>conclusion</th><th>{esc(audit.a)}</th><th>{esc(audit.b)}</th></tr>{diffs}</table>"]
+    for chart_id, graphs in (explained or {}).items():
+        parts.append(f"<h2>{esc(chart_id)}</h2><div class=\"lr-pair\">")
+        for reading, graph in graphs.items():
+            shown = compact(graph)
+            parts.append(f"<div><h3>{esc(reading)}: {esc(graph.graph.get('question', ''))}</h3>"
+                         f"{inline_svg(render(shown, 'svg', lang))}<pre>{esc(render_tree(graph, lang))}</pre></div>")
+        parts.append("</div>")
+    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{esc(audit.a)} → {esc(audit.b)}</title>"
+            f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
