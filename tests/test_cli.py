@@ -92,3 +92,41 @@ def test_pwned_constant_runs_nothing(capsys, tmp_path):
                     f"__import__('os').system('touch {marker}').\n", "utf-8")
     code, _, err = run(capsys, "kb", "check", str(evil))
     assert code == 1 and "evil.dl:3:1" in err and not marker.exists()
+
+
+def test_cast_at_a_moment_states_the_calendar(capsys):
+    code, out, _ = run(capsys, "cast", "--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai")
+    assert code == 0 and "辛巳日 寅將 午時" in out and "小雪 1998-11-22 20:34:12" in out
+    code, out, _ = run(capsys, "why", "jiang", "--at", "1998-11-30 12:00")
+    assert code == 0 and "calendar.jiang" in out and "1998-11-22 20:34:12 UTC+8" in out
+
+
+def test_audit_json_and_cases(capsys, tmp_path):
+    code, out, _ = run(capsys, "audit", "--vs", "punishment=seed000", "--times", "day", "--json", "--explain", "庚午/0")
+    data = json.loads(out)
+    assert code == 0 and data["summary"]["三傳"] == 30 and data["charts"] == 720
+    assert set(data["explained"]["庚午日午將午時"]) == {"default", "default+punishment=seed000"}
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([{"seq": 1, "day": "癸卯", "yuejiang": "戌", "hour": "子", "sanchuan": "丑亥酉"}]), "utf-8")
+    code, out, _ = run(capsys, "audit", "--vs", "shehai=shortcut", "--cases", str(cases))
+    assert code == 0 and "default+shehai=shortcut: 1" in out
+    page = tmp_path / "audit.html"
+    code, _, _ = run(capsys, "audit", "--vs", "noble=jia_yang", "--times", "night", "--html", str(page), "--limit", "1")
+    assert code == 0 and "http" not in page.read_text("utf-8") and "甲子日子將子時" in page.read_text("utf-8")
+
+
+def test_kb_show_compiled(capsys):
+    code, out, _ = run(capsys, "kb", "show", "clashes", "--compiled")
+    assert code == 0 and "Fire_" in out and "clashes(A, B) :- Fire_" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["audit", "--vs", "nosuch"], "no school 'nosuch'"),
+    (["audit", "--vs", "punishment=seed000", "--from", "2024-01-01"], "give both --from and --to"),
+    (["cast", "--at", "1998-11-30 12:00", "--day", "辛巳"], "give either --at or the pillars"),
+    (["cast", "--at", "1998-11-30 12:00", "--tz", "Mars/Olympus"], "Mars/Olympus"),
+    (["cast", "--at", "1998-11-30 12:00", "--engine", "prolog"], "invalid choice"),
+])
+def test_more_bad_input(capsys, argv, words):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1
