@@ -17,9 +17,11 @@ SQUARE = (("巳", "午", "未", "申"), ("辰", None, None, "酉"), ("卯", None
 POSITION_NAMES = {"zh": ("初傳", "中傳", "末傳"), "en": ("initial", "middle", "final")}
 WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
-           "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派"},
+           "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
+           "spirits": "神煞", "patterns": "課格"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
-           "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school"},
+           "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
+           "spirits": "spirits (神煞)", "patterns": "patterns (課格)"},
 }
 
 
@@ -35,6 +37,8 @@ def chart_data(chart: "Chart") -> dict:
         "transmissions": [{"position": t.position, "branch": t.branch, "general": t.general,
                            "hidden_stem": t.hidden_stem, "kin": t.kin, "void": t.void} for t in chart.transmissions],
         "heaven": chart.heaven, "generals": chart.generals,
+        "spirits": [{"where": w, "branch": b, "spirit": s} for w, b, s in chart.spirits],
+        "patterns": [{"group": g, "pattern": p} for g, p in chart.patterns],
         **({"calendar": chart.moment.reasons()} if chart.moment is not None else {}),
     }
 
@@ -44,6 +48,23 @@ def _short(chart: "Chart", general: str | None) -> str:
         return "　"
     rows = chart.session.kb.query("general_short", [general, None])
     return rows[0][1] if rows else general
+
+
+def _spirits_and_patterns(chart: "Chart", words: dict) -> list[str]:
+    """The spirits that show in the chart, by the place they show on, and the patterns by group."""
+    lines = []
+    if chart.spirits:
+        by_place: dict[tuple, list[str]] = {}
+        for where, branch, spirit in chart.spirits:
+            by_place.setdefault((where, branch), []).append(spirit)
+        lines += ["", f"{words['spirits']}:"] + [f"  {where}{branch}: {' '.join(items)}"
+                                                  for (where, branch), items in by_place.items()]
+    if chart.patterns:
+        by_group: dict[str, list[str]] = {}
+        for group, pattern in chart.patterns:
+            by_group.setdefault(group, []).append(pattern)
+        lines += ["", f"{words['patterns']}:"] + [f"  {group}: {' '.join(items)}" for group, items in by_group.items()]
+    return lines
 
 
 def render_chart(chart: "Chart", lang: str = "zh") -> str:
@@ -70,6 +91,7 @@ def render_chart(chart: "Chart", lang: str = "zh") -> str:
         lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}")
     if not chart.transmissions:
         lines.append("  — (no rule gives the transmissions; ask why-not initial)")
+    lines += _spirits_and_patterns(chart, w)
     lines += ["", f"{w['plates']}:"]
     for row in SQUARE:
         top = "  ".join((_short(chart, chart.generals.get(chart.heaven.get(e))) if e else "　") for e in row)

@@ -179,6 +179,24 @@ class Chart:
         return [Transmission(n, b, self.generals.get(b), self.hidden_stems.get(b), self.kin.get(b), b in self.void)
                 for n, b in self.rows("transmission")]
 
+    @cached_property
+    def spirits(self) -> list[tuple[str, str, str]]:
+        """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 支上 or a transmission."""
+        if "spirit_present" not in self.session.kb.program.preds:
+            return []
+        order = {w: i for i, w in enumerate(("干上", "支上", "初傳", "中傳", "末傳"))}
+        rows = {(where, branch, spirit) for spirit, branch, where in self.rows("spirit_present")}
+        return sorted(rows, key=lambda r: (order.get(r[0], 9), r[2]))
+
+    @cached_property
+    def patterns(self) -> list[tuple[str, str]]:
+        """(group, pattern) for each 課格 the chart shows."""
+        if "pattern" not in self.session.kb.program.preds:
+            return []
+        source = self.session.source(self.id)
+        groups = {p: g for p, g in source.query("pattern_group", [None, None])}
+        return sorted((groups.get(p, "？"), p) for (p,) in self.rows("pattern"))
+
     @property
     def sanchuan(self) -> str:
         return "".join(t.branch for t in self.transmissions)

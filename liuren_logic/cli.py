@@ -292,8 +292,10 @@ def cmd_kb_check(args) -> int:
     from .school import kb_root, load_files, read_school
 
     paths = list(args.paths)
-    if not args.alone:
-        paths = read_school(args.school).files(kb_root()) + paths
+    if not args.alone:  # the school's files, then the user's (a school file named again is read once)
+        school = read_school(args.school).files(kb_root())
+        known = {p.resolve() for p in school}
+        paths = school + [p for p in paths if p.resolve() not in known]
     try:
         load_files(paths)
     except KBError as error:

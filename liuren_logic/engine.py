@@ -7,7 +7,7 @@ every operation. Use one knowledge base from one thread at a time.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from pyDatalog import Logic
 from pyDatalog.pyParser import Term
@@ -31,26 +31,34 @@ class KnowledgeBase:
         self.name = name
         self.school = school  # the School it was loaded for, if any (its calendar readings)
         self.rules = [compiler.plan(rule, index) for index, rule in enumerate(program.rules)]
-        self.rule_by_id = {r.id: r for r in self.rules}
         self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list)
         for compiled in self.rules:
             self.rules_for[compiled.rule.head.pred].append(compiled)
         self.origins: dict[tuple, str] = {}  # (pred, args) → "file:line" or why a runtime fact holds
-        Logic()  # a fresh, empty logic for this knowledge base
-        _active[0] = self
         for fact in program.facts:
-            compiler.emit_fact(fact)
             key = (fact.head.pred, tuple(a.value for a in fact.head.args))
             self.origins.setdefault(key, f"{fact.pos.path}:{fact.pos.line}")
+        self._logic = None  # compiled on first use: a session that only materialises never needs it
+        self._pending: list[tuple[str, tuple]] = []  # run-time facts given before the compile
+
+    def _compile(self) -> None:
+        """Compile the program into a fresh pyDatalog logic, then assert the run-time facts so far."""
+        Logic()
+        _active[0] = self
+        for fact in self.program.facts:
+            compiler.emit_fact(fact)
         static = self._static_order()
         for compiled in self.rules:
             compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static)
-        defined = {f.head.pred for f in program.facts} | set(self.rules_for)
-        for decl in program.preds.values():
+        defined = {f.head.pred for f in self.program.facts} | set(self.rules_for)
+        for decl in self.program.preds.values():
             if decl.name not in defined:
                 compiler.declare_empty(decl.name, decl.arity)
         for pred in static:
             self._materialise(pred)
+        for pred, args in self._pending:
+            +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
+        self._pending = []
         self._logic = Logic(True)
 
     def _static_order(self) -> list[str]:
@@ -76,7 +84,10 @@ class KnowledgeBase:
             compiler.declare_empty(pred, self.program.preds[pred].arity)
 
     def activate(self) -> None:
-        if _active[0] is not self:
+        """Make this knowledge base's logic the thread's current one (compiling it the first time)."""
+        if self._logic is None:
+            self._compile()
+        elif _active[0] is not self:
             Logic(self._logic)
             self._logic = Logic(True)
             _active[0] = self
@@ -87,14 +98,12 @@ class KnowledgeBase:
         decl = self.program.preds.get(pred)
         if decl is None or not decl.input:
             raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time")
-        self.activate()
-        +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
         self.origins[(pred, tuple(args))] = origin
-
-    def remove_fact(self, pred: str, args: Sequence[Value]) -> None:
-        self.activate()
-        -Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
-        self.origins.pop((pred, tuple(args)), None)
+        if self._logic is None:
+            self._pending.append((pred, tuple(args)))
+        else:
+            self.activate()
+            +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
 
     def is_fact(self, pred: str, args: Sequence[Value]) -> bool:
         return (pred, tuple(args)) in self.origins
@@ -120,9 +129,6 @@ class KnowledgeBase:
 
     def declared(self, pred: str) -> Optional[S.PredDecl]:
         return self.program.preds.get(pred)
-
-    def rows(self, preds: Iterable[str]) -> dict[str, list[tuple]]:
-        return {p: self.query(p, [None] * self.program.preds[p].arity) for p in preds}
 
 
 def sort_key(row: tuple) -> tuple:

@@ -7,12 +7,16 @@ data, and a syntax error becomes a :class:`~liuren_logic.errors.KBError` naming
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _installed_version
 from importlib.resources import files
+from pathlib import Path
+from typing import NamedTuple
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from . import cache
 from . import syntax as S
 from .errors import KBError, Position, Problem
 from .script import traditional
@@ -40,6 +44,13 @@ _TERMINAL_NAMES = {
 def _parser() -> Lark:
     grammar = files("liuren_logic").joinpath("kb.lark").read_text("utf-8")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
+
+
+def version() -> str:
+    try:
+        return _installed_version("liuren-logic")
+    except PackageNotFoundError:
+        return "source"
 
 
 def _describe(terminal: str) -> str:
@@ -196,11 +207,15 @@ def parse(text: str, path: str = "<input>") -> S.Module:
 
 
 def parse_file(path, display: str | None = None) -> S.Module:
-    """Read and parse a KB file; undecodable bytes are a located error too."""
-    from pathlib import Path
-
+    """Read and parse a KB file (cached by its bytes); undecodable bytes are a located error too."""
     name = display or str(path)
     data = Path(path).read_bytes()
+    grammar = files("liuren_logic").joinpath("kb.lark").read_bytes()
+    return cache.cached(cache.key(b"module", version().encode(), grammar, name.encode(), data),
+                        lambda: _parse_bytes(data, name))
+
+
+def _parse_bytes(data: bytes, name: str) -> S.Module:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:

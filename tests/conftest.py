@@ -9,7 +9,7 @@ import pytest
 from liuren_logic import Session
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-ENGINE = "pydatalog"  # the engine the shared session fixture casts with
+ENGINE = "materialise"  # the engine the shared session fixture casts with
 
 
 def shared_file(*parts: str) -> Path:

@@ -96,7 +96,7 @@ def test_pwned_constant_runs_nothing(capsys, tmp_path):
 
 def test_cast_at_a_moment_states_the_calendar(capsys):
     code, out, _ = run(capsys, "cast", "--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai")
-    assert code == 0 and "辛巳日 寅將 午時" in out and "小雪 1998-11-22 20:34:12" in out
+    assert code == 0 and "辛巳日 寅將 午時" in out and "中氣 小雪" in out and "1998-11-22 20:34:12" in out
     code, out, _ = run(capsys, "why", "jiang", "--at", "1998-11-30 12:00")
     assert code == 0 and "calendar.jiang" in out and "1998-11-22 20:34:12 UTC+8" in out
 

@@ -83,3 +83,20 @@ def test_near_miss_programs_give_clean_errors(text):
         parse(text, "fuzz.dl")
     except KBError as error:
         assert error.problems
+
+
+def test_parsed_files_are_cached_by_their_bytes(tmp_path, monkeypatch):
+    from liuren_logic import cache
+    from liuren_logic.parser import parse_file
+
+    monkeypatch.setenv("LIUREN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(cache, "_memory", {})
+    kb_file = tmp_path / "one.dl"
+    kb_file.write_text("p(子).\n", "utf-8")
+    first = parse_file(kb_file, "one.dl")
+    (stored,) = (tmp_path / "cache").iterdir()
+    stored.write_bytes(b"not a pickle")  # a damaged entry is recomputed, not trusted
+    monkeypatch.setattr(cache, "_memory", {})
+    assert parse_file(kb_file, "one.dl") == first
+    kb_file.write_text("p(丑).\n", "utf-8")  # new bytes, new key
+    assert parse_file(kb_file, "one.dl").rules[0].head.args[0].value == "丑"
