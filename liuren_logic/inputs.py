@@ -24,7 +24,9 @@ def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
     value = traditional(text.strip())
     known = members(kb, kind)
     if value not in known:
-        raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {''.join(known)}")
+        shown = "".join(known) if all(len(str(k)) == 1 for k in known) else " ".join(map(str, known[:12]))
+        more = f" … ({len(known)} in all)" if len(known) > 12 else ""
+        raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}")
     return value
 
 

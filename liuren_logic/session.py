@@ -146,13 +146,16 @@ class Session:
                 return "lesson", (chart.id, number, value, None)
             rows = [r for r in chart.rows("lesson") if r[0] == number]
             return "lesson", (chart.id, *rows[0])
-        if question == "general" and value is not None:
-            return "general", (chart.id, value, None)
+        decl = self.kb.program.preds.get(question)
+        if decl is not None and decl.params and decl.params[0][1] == "text" and decl.arity > 1:
+            # any chart relation by name: 'pattern 貴人入獄', 'spirit 天目', 'general 午'
+            return question, (chart.id, value, *[None] * (decl.arity - 2))
         raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
 
     @staticmethod
     def questions() -> list[str]:
-        return list(QUESTIONS) + ["lesson1", "lesson2", "lesson3", "lesson4", "general BRANCH",
+        return list(QUESTIONS) + ["lesson1", "lesson2", "lesson3", "lesson4",
+                                  "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 
     def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> nx.DiGraph:
@@ -179,6 +182,9 @@ class Session:
         if value is not None and question in QUESTIONS:
             kind = {"method": "method", "name": "subname"}.get(question, "branch")
             value = parse_symbol(self.base, value, kind, question)
+        elif value is not None and question in self.kb.program.preds:
+            kind = self.kb.program.preds[question].params[1][1]
+            value = parse_symbol(self.base, value, kind, question) if kind in self.kb.program.kinds else value
         return self.atom(chart, question, value)
 
 
