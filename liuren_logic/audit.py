@@ -22,6 +22,9 @@ from .session import Session
 CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
 
 
+LISTS = ("spirits", "patterns")  # conclusions that are sets of names
+
+
 @dataclass(frozen=True)
 class Difference:
     chart: str
@@ -31,6 +34,19 @@ class Difference:
     conclusion: str
     before: str
     after: str
+
+    def lost(self) -> list[str]:
+        """For spirits and patterns: the names the second reading no longer derives."""
+        return sorted(set(self.before.split()) - set(self.after.split())) if self.conclusion in LISTS else []
+
+    def gained(self) -> list[str]:
+        """For spirits and patterns: the names only the second reading derives."""
+        return sorted(set(self.after.split()) - set(self.before.split())) if self.conclusion in LISTS else []
+
+    def change(self) -> str:
+        if self.conclusion in LISTS:
+            return " ".join([f"−{n}" for n in self.lost()] + [f"+{n}" for n in self.gained()])
+        return f"{self.before}  →  {self.after}"
 
 
 @dataclass
@@ -184,9 +200,9 @@ def render_text(audit: Audit, limit: Optional[int] = None) -> str:
     shown = audit.differences if limit is None else audit.differences[:limit]
     if shown:
         lines.append("")
-        lines.append("chart                   conclusion  before  →  after")
+        lines.append("chart                   conclusion  change")
     for d in shown:
-        lines.append(f"{d.chart:<20}  {d.conclusion:<8}  {d.before}  →  {d.after}")
+        lines.append(f"{d.chart:<20}  {d.conclusion:<8}  {d.change()}")
     if limit is not None and len(audit.differences) > limit:
         lines.append(f"… {len(audit.differences) - limit} more (use --json for all)")
     return "\n".join(lines)

@@ -28,6 +28,9 @@ def test_seed000_punishment_changes_exactly_the_fuyin_chains_through_shen_yin_or
         if chart.method == "伏吟" and {(chain[0], chain[1]), (chain[1], chain[2])} & disputed:
             expected.add(chart.id)
     assert set(audit.changed("三傳")) == expected
+    lost = {name for d in audit.differences for name in d.lost()}
+    assert {"朋刑", "干刑", "支刑"} <= lost  # the 刑 patterns that vanish with 申→寅 and 未→丑
+    assert not {name for d in audit.differences if d.conclusion == "patterns" for name in d.gained()} - {"自刑"}
     assert len(expected) == 2 * 30  # 30 of the 60 伏吟 days, each by day and by night
     for chart_id in sorted(expected)[:3]:
         chart = other.chart(chart_id)
