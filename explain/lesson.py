@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Optional
 
 import networkx as nx
 
+from liuren_logic.provenance import atom_text
+
 from .view import ordered_children
 
 if TYPE_CHECKING:
@@ -171,7 +173,7 @@ class _Teacher:
         return self.session.why(self.chart, self.atom(pred, args))
 
     def atom(self, pred: str, args) -> str:
-        return f"{pred}({', '.join([self.chart.id] + ['_' if a is None else str(a) for a in args])})"
+        return atom_text(pred, [self.chart.id, *args])
 
     def step(self, key: str, text: str, rules: list[dict], quoted: Optional[list[dict]] = None) -> Step:
         """A step resting on these rule applications, quoting the seed lines of ``quoted`` (default: all)."""
@@ -206,7 +208,7 @@ class _Teacher:
         rule = graph.nodes[rule_below(graph)]
         heaven = self.chart.heaven
         pairs = self.sep(self.t["pair"].format(earth=e, heaven=heaven.get(e, "？")) for e in BRANCHES)
-        text = self.t["plate"].format(jiang=self.chart.inputs.jiang, hour=self.chart.inputs.hour,
+        text = self.t["plate"].format(jiang=self.chart.jiang, hour=self.chart.hour,
                                       offset_n=self.num(self.chart.offset), pairs=pairs)
         return self.step("plate", text, [rule])
 
@@ -293,7 +295,7 @@ class _Teacher:
         wanted = METHOD_RULES.get(method)
         fail = next((n for n in fails if graph.nodes[n]["rule"] == wanted), fails[0] if fails else None)
         rule = graph.nodes[fail] if fail else {"rule": "method.chosen", "source": ""}
-        values = {"jiang": chart.inputs.jiang, "hour": chart.inputs.hour}
+        values = {"jiang": chart.jiang, "hour": chart.hour}
         if rule["rule"] == "method.fuyin":
             return "fuyin", values, rule
         if rule["rule"] == "method.fanyin":
@@ -359,7 +361,7 @@ def header(chart: "Chart", lang: str = "zh") -> str:
     t = TEXT[lang]
     names = "·".join(n for n in chart.subnames if n != chart.method)
     decided = " ".join(part for part in (chart.method or "—", names) if part)
-    return t["header"].format(day=chart.day, jiang=chart.inputs.jiang, hour=chart.inputs.hour,
+    return t["header"].format(day=chart.day, jiang=chart.jiang, hour=chart.hour,
                               when=t["day" if chart.daytime else "night"], decided=decided,
                               sanchuan=chart.sanchuan or "—")
 

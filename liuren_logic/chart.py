@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     from .session import Session
 
-POSITIONS = {1: "initial", 2: "middle", 3: "final"}
-
 
 @dataclass(frozen=True)
 class ChartInput:

@@ -49,10 +49,6 @@ class CompiledRule:
     variables: tuple[str, ...]  # the arguments of the fire relation
     aggregates: dict  # Aggregate literal → CompiledAggregate
 
-    @property
-    def id(self) -> str:
-        return self.rule.id
-
 
 def schedule(body, bound: set[str]) -> tuple[S.Literal, ...]:
     """Order a body so that every filter comes right after the atoms that bind its variables."""

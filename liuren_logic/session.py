@@ -20,7 +20,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 import networkx as nx
 
 from .calendar import moment
-from .chart import POSITIONS, Chart, ChartInput, DatedInput
+from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import parse_atom, parse_pillar, parse_symbol
@@ -188,4 +188,4 @@ class Session:
         return self.atom(chart, question, value)
 
 
-__all__ = ["Session", "Chart", "POSITIONS", "ENGINES"]
+__all__ = ["Session", "Chart", "ENGINES"]

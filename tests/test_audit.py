@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 
-import networkx as nx
 import pytest
 
 from liuren_logic import Session

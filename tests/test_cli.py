@@ -130,3 +130,11 @@ def test_kb_show_compiled(capsys):
 def test_more_bad_input(capsys, argv, words):
     code, _, err = run(capsys, *argv)
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1
+
+
+def test_teach_and_page_for_a_chart_cast_from_a_moment(capsys, tmp_path):
+    code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00", "--lang", "en")
+    assert code == 0 and "午寅戌" in out and "zeike.upper" in out
+    page = tmp_path / "chart.html"
+    code, _, _ = run(capsys, "page", "--at", "1998-11-30 12:00", "--output", str(page))
+    assert code == 0 and "zeike.yuanshou" in page.read_text("utf-8")
