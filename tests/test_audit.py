@@ -117,3 +117,19 @@ def test_two_schools_in_one_process_answer_as_each_alone(engine, step):
 def test_render_cases_tallies(default, zhinan_cases):
     text = render_cases(follows([default], zhinan_cases[:5]))
     assert "default: 5" in text
+
+
+def test_zhinan_generals_follow_the_palace_direction_and_the_jia_niu_table(zhinan_cases):
+    """Rows of the book's generals that each reading reproduces (by branch)."""
+    aliases = {"朱": "雀", "六": "合", "青": "龍", "白": "虎", "後": "后"}
+    agree = {}
+    for name, readings in (("default", {}), ("direction=daynight", {"direction": "daynight"}),
+                           ("noble=jia_yang", {"noble": "jia_yang"})):
+        session, count = Session(readings=readings), 0
+        for case in (c for c in zhinan_cases if c.get("transmission_rows")):
+            chart = session.cast(case["day"], case["yuejiang"], case["hour"])
+            for row in case["transmission_rows"]:
+                short = session.base.query("general_short", [chart.generals[row["branch"]], None])[0][1]
+                count += aliases.get(row["general"], row["general"]) == short
+        agree[name] = count
+    assert agree == {"default": 165, "direction=daynight": 81, "noble=jia_yang": 119}
