@@ -17,6 +17,7 @@ or an aggregate lookup.
 from __future__ import annotations
 
 import operator
+from operator import itemgetter
 from collections import defaultdict
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -59,14 +60,26 @@ class _Store:
                 del self._indexes[key]
         return grew
 
-    def index(self, pred: str, positions: tuple) -> dict:
+    def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
+        """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
+        ``positions``: the value itself for one position, a tuple for several, () for none."""
         if pred not in self.relations and self.parent is not None:
-            return self.parent.index(pred, positions)
-        key = (pred, positions)
+            return self.parent.index(pred, positions, consts)
+        key = (pred, positions, consts)
         if key not in self._indexes:
+            if consts:  # the rows with these constants, through an index on their positions
+                where = tuple(p for p, _ in consts)
+                values = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
+                rows = self.index(pred, where).get(values, ())
+            else:
+                rows = self.rows(pred)
             table = defaultdict(list)
-            for row in self.rows(pred):
-                table[tuple(row[p] for p in positions)].append(row)
+            if positions:
+                get = itemgetter(*positions)
+                for row in rows:
+                    table[get(row)].append(row)
+            else:
+                table[()] = list(rows)
             self._indexes[key] = table
         return self._indexes[key]
 
@@ -74,7 +87,15 @@ class _Store:
         positions = tuple(i for i, v in enumerate(pattern) if v is not None)
         if not positions:
             return list(self.rows(pred))
-        return self.index(pred, positions).get(tuple(pattern[p] for p in positions), [])
+        key = pattern[positions[0]] if len(positions) == 1 else tuple(pattern[p] for p in positions)
+        return self.index(pred, positions).get(key, [])
+
+
+def _key_function(slots: tuple) -> Callable[[list], object]:
+    """Reads an index key from a binding, shaped as :meth:`_Store.index` keys its rows."""
+    if not slots:
+        return lambda binding: ()
+    return itemgetter(*slots)
 
 
 def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
@@ -111,34 +132,36 @@ class _Body:
             self.ops.append(self._prepare(literal, bound))
             bound |= binds(literal, bound)
 
-    def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple]:
-        """The positions of an atom known before it is matched, and where each value comes from."""
-        keys, sources = [], []
+    def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
+        """What is known of an atom before it is matched: its constants ((position, value)…),
+        the positions of its bound variables, and the binding slots they come from."""
+        consts, positions, slots = [], [], []
         for position, arg in enumerate(args):
             if isinstance(arg, S.Const):
-                keys.append(position)
-                sources.append((True, arg.value))
+                consts.append((position, arg.value))
             elif arg.name in bound:
-                keys.append(position)
-                sources.append((False, self.slots[arg.name]))
-        return tuple(keys), tuple(sources)
+                positions.append(position)
+                slots.append(self.slots[arg.name])
+        return tuple(consts), tuple(positions), tuple(slots)
 
     def _prepare(self, literal, bound: set[str]):
         slots = self.slots
         if isinstance(literal, S.Atom):
-            keys, sources = self._probe(literal.args, bound)
+            consts, positions, key_slots = self._probe(literal.args, bound)
+            known = positions + tuple(p for p, _ in consts)
             outputs, checks, seen = [], [], set()
             for position, arg in enumerate(literal.args):
-                if position in keys:
+                if position in known:
                     continue
                 if arg.name in seen:
                     checks.append((position, slots[arg.name]))
                 else:
                     seen.add(arg.name)
                     outputs.append((position, slots[arg.name]))
-            return ("atom", literal.pred, keys, sources, tuple(outputs), tuple(checks))
+            return ("atom", literal.pred, positions, consts, _key_function(key_slots), tuple(outputs), tuple(checks))
         if isinstance(literal, S.Negation):
-            return ("not", literal.atom.pred, *self._probe(literal.atom.args, bound))
+            consts, positions, key_slots = self._probe(literal.atom.args, bound)
+            return ("not", literal.atom.pred, positions, consts, _key_function(key_slots))
         if isinstance(literal, S.Comparison):
             target = S.assignment_target(literal, bound)
             if target is not None:
@@ -157,11 +180,10 @@ class _Body:
             kind = op[0]
             out = []
             if kind == "atom":
-                _, pred, keys, sources, outputs, checks = op
-                table = store.index(pred, keys)
+                _, pred, positions, consts, key, outputs, checks = op
+                table = store.index(pred, positions, consts)
                 for binding in bindings:
-                    key = tuple(v if const else binding[v] for const, v in sources)
-                    for row in table.get(key, ()):
+                    for row in table.get(key(binding), ()):
                         if checks and any(row[p] != row[q] for p, q in _repeats(outputs, checks)):
                             continue
                         extended = binding.copy()
@@ -169,9 +191,9 @@ class _Body:
                             extended[slot] = row[position]
                         out.append(extended)
             elif kind == "not":
-                _, pred, keys, sources = op
-                table = store.index(pred, keys)
-                out = [b for b in bindings if not table.get(tuple(v if const else b[v] for const, v in sources))]
+                _, pred, positions, consts, key = op
+                table = store.index(pred, positions, consts)
+                out = [b for b in bindings if not table.get(key(b))]
             elif kind == "assign":
                 _, slot, compute = op
                 for binding in bindings:
@@ -206,6 +228,23 @@ class _Body:
         return bindings
 
 
+def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
+    """Builds a head tuple from a fire tuple: variables by slot, constants appended once."""
+    constants = tuple(a.value for a in args if isinstance(a, S.Const))
+    width = len(slots)
+    picks, k = [], 0
+    for arg in args:
+        if isinstance(arg, S.Const):
+            picks.append(width + k)
+            k += 1
+        else:
+            picks.append(slots[arg.name])
+    get = itemgetter(*picks)
+    if len(picks) == 1:
+        return (lambda fire: (get(fire + constants),)) if constants else (lambda fire: (fire[picks[0]],))
+    return (lambda fire: get(fire + constants)) if constants else get
+
+
 def _repeats(outputs, checks):
     """Pairs of row positions that must hold the same value (a variable repeated in one atom)."""
     first = {slot: position for position, slot in outputs}
@@ -235,9 +274,7 @@ class _Rule:
         self.compiled = compiled
         self.body = _Body(compiled.body, compiled.variables, compiled.aggregates)
         self.inner = {agg: _Body(agg.body, agg.group + agg.inner, {}) for agg in compiled.aggregates.values()}
-        head = compiled.rule.head.args
-        slots = self.body.slots
-        self.head = tuple((True, a.value) if isinstance(a, S.Const) else (False, slots[a.name]) for a in head)
+        self.head = _row_function(compiled.rule.head.args, self.body.slots)
 
     def helper_rows(self, store: _Store) -> dict[CompiledAggregate, list[tuple]]:
         return {agg: [tuple(b) for b in body.run(store, {})] for agg, body in self.inner.items()}
@@ -254,7 +291,7 @@ class _Rule:
                 groups[row[:width]].add(row[term])
             values[agg] = {group: _aggregate(agg.literal.func, terms) for group, terms in groups.items()}
         fires = [tuple(b) for b in self.body.run(store, values)]
-        heads = [tuple(v if const else fire[v] for const, v in self.head) for fire in fires]
+        heads = list(map(self.head, fires))
         return fires, heads, helpers
 
 
@@ -320,7 +357,11 @@ class Materialisation:
 
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
-        return sorted(set(self.store.match(pred, tuple(pattern))), key=sort_key)
+        rows = set(self.store.match(pred, tuple(pattern)))
+        try:
+            return sorted(rows)  # a column of one kind sorts as it is
+        except TypeError:
+            return sorted(rows, key=sort_key)
 
     def holds(self, pred: str, args: Pattern) -> bool:
         return bool(self.store.match(pred, tuple(args)))
