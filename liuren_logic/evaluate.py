@@ -118,18 +118,22 @@ def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
 
 
 class _Body:
-    """A scheduled body prepared as operations; ``run`` yields every complete binding."""
+    """A scheduled body prepared as operations; ``run`` gives every complete binding.
 
-    def __init__(self, body: Sequence, names: Sequence[str], aggregates: dict, outer: dict[str, int] | None = None):
-        self.slots = dict(outer or {})
-        for name in names:
-            self.slots.setdefault(name, len(self.slots))
-        self.width = len(self.slots)
+    A binding is a tuple of the values bound so far, in the order the body binds its
+    variables (an atom binds its new variables left to right), so each operation only
+    appends to it: ``slots`` maps a variable to its place.
+    """
+
+    def __init__(self, body: Sequence, aggregates: dict):
+        self.slots: dict[str, int] = {}
         self.aggregates = aggregates
         self.ops = []
-        bound = set(outer or ())
+        bound: set[str] = set()
         for literal in body:
             self.ops.append(self._prepare(literal, bound))
+            for name in _in_order(literal, binds(literal, bound) - bound):
+                self.slots[name] = len(self.slots)
             bound |= binds(literal, bound)
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
@@ -149,16 +153,17 @@ class _Body:
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
             known = positions + tuple(p for p, _ in consts)
-            outputs, checks, seen = [], [], set()
+            outputs, checks, first = [], [], {}
             for position, arg in enumerate(literal.args):
                 if position in known:
                     continue
-                if arg.name in seen:
-                    checks.append((position, slots[arg.name]))
+                if arg.name in first:
+                    checks.append((position, first[arg.name]))
                 else:
-                    seen.add(arg.name)
-                    outputs.append((position, slots[arg.name]))
-            return ("atom", literal.pred, positions, consts, _key_function(key_slots), tuple(outputs), tuple(checks))
+                    first[arg.name] = position
+                    outputs.append(position)
+            return ("atom", literal.pred, positions, consts, _key_function(key_slots), _row_reader(outputs),
+                    tuple(checks))
         if isinstance(literal, S.Negation):
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             return ("not", literal.atom.pred, positions, consts, _key_function(key_slots))
@@ -166,66 +171,71 @@ class _Body:
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return ("assign", slots[target], _term_function(expr, slots))
+                return ("assign", _term_function(expr, slots))
             return ("test", _COMPARE[literal.op], _term_function(literal.left, slots), _term_function(literal.right, slots))
         agg = self.aggregates[literal]
         result = literal.result.name
-        target = None if result in bound else slots[result]
-        return ("aggregate", agg, tuple(slots[n] for n in agg.group), target, slots[result])
+        bound_slot = slots[result] if result in bound else None
+        return ("aggregate", agg, _key_function(tuple(slots[n] for n in agg.group)), bound_slot)
 
-    def run(self, store: _Store, values: dict, seeds: Iterable[list] = ((),)) -> list[list]:
+    def run(self, store: _Store, values: dict) -> list[tuple]:
         """All complete bindings; ``values`` maps an aggregate to its group → value table."""
-        bindings = [list(seed) + [None] * (self.width - len(seed)) for seed in seeds]
+        bindings: list[tuple] = [()]
         for op in self.ops:
             kind = op[0]
-            out = []
             if kind == "atom":
-                _, pred, positions, consts, key, outputs, checks = op
+                _, pred, positions, consts, key, read, checks = op
                 table = store.index(pred, positions, consts)
+                out = []
                 for binding in bindings:
                     for row in table.get(key(binding), ()):
-                        if checks and any(row[p] != row[q] for p, q in _repeats(outputs, checks)):
-                            continue
-                        extended = binding.copy()
-                        for position, slot in outputs:
-                            extended[slot] = row[position]
-                        out.append(extended)
+                        if not checks or all(row[p] == row[q] for p, q in checks):
+                            out.append(binding + read(row))
             elif kind == "not":
                 _, pred, positions, consts, key = op
                 table = store.index(pred, positions, consts)
                 out = [b for b in bindings if not table.get(key(b))]
             elif kind == "assign":
-                _, slot, compute = op
-                for binding in bindings:
-                    value = compute(binding)
-                    if value is not None:
-                        binding[slot] = value
-                        out.append(binding)
+                compute = op[1]
+                out = [b + (v,) for b in bindings if (v := compute(b)) is not None]
             elif kind == "test":
                 _, compare, left, right = op
-                for binding in bindings:
-                    a, b = left(binding), right(binding)
-                    if a is not None and b is not None and _comparable(a, b) and compare(a, b):
-                        out.append(binding)
+                out = [b for b in bindings if (x := left(b)) is not None and (y := right(b)) is not None
+                       and _comparable(x, y) and compare(x, y)]
             else:
-                _, agg, group, target, slot = op
-                table = values[agg]
+                _, agg, group, bound_slot = op
+                table, count = values[agg], agg.literal.func == "count"
+                out = []
                 for binding in bindings:
-                    value = table.get(tuple(binding[g] for g in group))
-                    if value is None and agg.literal.func == "count":
-                        value = 0
+                    value = table.get(group(binding), 0 if count else None)
                     if value is None:
                         continue
-                    if target is None:
-                        if binding[slot] == value:
-                            out.append(binding)
-                    else:
-                        binding[target] = value
+                    if bound_slot is None:
+                        out.append(binding + (value,))
+                    elif binding[bound_slot] == value:
                         out.append(binding)
             bindings = out
             if not bindings:
                 break
         return bindings
+
+
+def _in_order(literal, names: set[str]) -> list[str]:
+    """The variables a literal binds, in the order it binds them (an atom: left to right)."""
+    if isinstance(literal, S.Atom):
+        order = [v.name for v in S.atom_variables(literal)]
+        return sorted(names, key=order.index)
+    return sorted(names)
+
+
+def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
+    """The values an atom's row adds to a binding, as a tuple."""
+    if not positions:
+        return lambda row: ()
+    if len(positions) == 1:
+        position = positions[0]
+        return lambda row: (row[position],)
+    return itemgetter(*positions)
 
 
 def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
@@ -245,14 +255,13 @@ def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
     return (lambda fire: get(fire + constants)) if constants else get
 
 
-def _repeats(outputs, checks):
-    """Pairs of row positions that must hold the same value (a variable repeated in one atom)."""
-    first = {slot: position for position, slot in outputs}
-    return [(position, first[slot]) for position, slot in checks]
-
-
 def _comparable(a, b) -> bool:
     return type(a) is type(b) or (isinstance(a, int) and isinstance(b, int))
+
+
+def _group_key(group: tuple):
+    """A group as :func:`_key_function` reads it from a binding: a value, a tuple, or ()."""
+    return group[0] if len(group) == 1 else group
 
 
 def _aggregate(func: str, values: set):
@@ -272,12 +281,15 @@ class _Rule:
 
     def __init__(self, compiled: CompiledRule):
         self.compiled = compiled
-        self.body = _Body(compiled.body, compiled.variables, compiled.aggregates)
-        self.inner = {agg: _Body(agg.body, agg.group + agg.inner, {}) for agg in compiled.aggregates.values()}
+        self.body = _Body(compiled.body, compiled.aggregates)
+        self.inner = {}
+        for agg in compiled.aggregates.values():
+            inner = _Body(agg.body, {})
+            self.inner[agg] = (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))
         self.head = _row_function(compiled.rule.head.args, self.body.slots)
 
     def helper_rows(self, store: _Store) -> dict[CompiledAggregate, list[tuple]]:
-        return {agg: [tuple(b) for b in body.run(store, {})] for agg, body in self.inner.items()}
+        return {agg: list(map(reorder, body.run(store, {}))) for agg, (body, reorder) in self.inner.items()}
 
     def evaluate(self, store: _Store) -> tuple[list[tuple], list[tuple], dict]:
         """(fire tuples, head tuples, aggregate helper rows) of this rule over the store."""
@@ -289,8 +301,8 @@ class _Rule:
             term = (agg.group + agg.inner).index(agg.literal.term.name)
             for row in rows:
                 groups[row[:width]].add(row[term])
-            values[agg] = {group: _aggregate(agg.literal.func, terms) for group, terms in groups.items()}
-        fires = [tuple(b) for b in self.body.run(store, values)]
+            values[agg] = {_group_key(group): _aggregate(agg.literal.func, terms) for group, terms in groups.items()}
+        fires = self.body.run(store, values)
         heads = list(map(self.head, fires))
         return fires, heads, helpers
 

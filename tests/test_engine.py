@@ -138,3 +138,12 @@ def test_recursive_closure_bottom_up_and_top_down():
               "e(子, 丑). e(丑, 寅). e(寅, 卯).\nt(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n")
     expected = [(a, b) for i, a in enumerate("子丑寅卯") for b in "子丑寅卯"[i + 1:]]
     assert sorted(kb.query("t", [None, None])) == sorted(Materialisation(kb).query("t", [None, None])) == sorted(expected)
+
+
+def test_bottom_up_bindings_follow_the_fire_relations(session):
+    """A binding's places are the fire relation's arguments, so fire tuples read back as proofs."""
+    from liuren_logic.evaluate import _Rule
+
+    for compiled in session.kb.rules:
+        slots = _Rule(compiled).body.slots
+        assert tuple(slots) == compiled.variables and list(slots.values()) == list(range(len(slots))), compiled.rule.id
