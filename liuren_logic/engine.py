@@ -77,7 +77,7 @@ class KnowledgeBase:
         tuples = set()
         for compiled in self.rules_for[pred]:
             fire = Term(compiled.fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))])
-            tuples |= {compiler.head_values(compiled, row) for row in fire.lua.ask() or ()}
+            tuples |= {compiler.head_values(compiled, row) for row in _answers(fire)}
         for values in sorted(tuples, key=sort_key):
             +Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
         if not tuples:
@@ -114,7 +114,7 @@ class KnowledgeBase:
         self.activate()
         terms = [compiler.constant(v) if v is not None else Term(f"Q{i}") for i, v in enumerate(pattern)]
         name = compiler.relation(pred) if pred in self.program.preds else pred
-        rows = Term(name)(*terms).lua.ask() or []
+        rows = _answers(Term(name)(*terms))
         return sorted(set(rows), key=sort_key)
 
     def holds(self, pred: str, args: Pattern) -> bool:
@@ -124,11 +124,20 @@ class KnowledgeBase:
         """The value of an aggregate for one group, or None when the group is empty."""
         self.activate()
         keys = tuple(compiler.constant(v) for v in [compiler.ALL, *group])
-        rows = (Term(agg.function)[keys] == Term("Q")).lua.ask() or []
+        rows = _answers(Term(agg.function)[keys] == Term("Q"))
         return rows[0][-1] if rows else None
 
     def declared(self, pred: str) -> Optional[S.PredDecl]:
         return self.program.preds.get(pred)
+
+
+def _answers(query) -> list[tuple]:
+    """Resolve a query built from ``Term`` objects with pyDatalog's engine (``pyEngine.Literal``).
+
+    This is the one place the engine is asked anything; it receives compiled terms only,
+    never text (``pyDatalog.load``/``ask`` would run text as Python and are not used).
+    """
+    return query.lua.ask() or []
 
 
 def sort_key(row: tuple) -> tuple:
