@@ -299,17 +299,21 @@ class Explainer:
                                           + f", and no rule concludes {pred}")
         if depth <= 0:
             return nid
-        order = 0
+        candidates = []
         for compiled in self.kb.rules_for.get(pred, ()):
             binding = _unify(compiled.rule.head.args, pattern)
-            if binding is None:
-                continue
-            attrs = self._rule_attrs(compiled, binding, kind="fail")
+            if binding is not None:
+                dead = self._dead_ends(compiled, binding)
+                candidates.append((-max((k for k, _ in dead), default=0), compiled.index, compiled, binding, dead))
+        # the rules that came closest to firing first: they answer "why not" most directly
+        for order, (progress, _, compiled, binding, dead) in enumerate(sorted(candidates, key=lambda c: c[:2])):
+            furthest = next((partial for k, partial in dead if k == -progress), binding)
+            attrs = self._rule_attrs(compiled, furthest, kind="fail")  # labelled as far as the search got
+            attrs["reached"] = -progress  # body literals that held on the furthest branch
             fail = node_id("fail", attrs["text"] + "|" + text)
             graph.add_node(fail, **attrs)
             graph.add_edge(nid, fail, order=order)
-            order += 1
-            for number, (k, partial) in enumerate(self._dead_ends(compiled, binding)[:MAX_DEAD_ENDS]):
+            for number, (k, partial) in enumerate(dead[:MAX_DEAD_ENDS]):
                 child = self._add_failed_literal(graph, compiled, compiled.body[k], partial, depth - 1)
                 graph.add_edge(fail, child, order=number, position=k)
         return nid

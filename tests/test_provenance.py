@@ -75,3 +75,14 @@ def test_why_not_names_the_rule_and_the_failing_literal():
     assert [graph.nodes[n]["rule"] for n in fails] == ["p.one"]
     (dead,) = graph.successors(fails[0])
     assert graph.nodes[dead]["text"] == "f(子)" and graph.edges[fails[0], dead]["position"] == 1
+
+
+def test_why_not_puts_the_rule_that_came_closest_first(session):
+    chart = session.cast("辛巳", "寅", "午")
+    graph = session.why_not(chart, "initial", "丑")
+    root = graph.graph["root"]
+    first = min(graph.successors(root), key=lambda n: graph.edges[root, n]["order"])
+    assert graph.nodes[first]["rule"] == "method.zeike_initial"  # the chosen method's rule, not 八專's
+    assert graph.nodes[first]["zh"] == "取賊剋，丑發用"
+    reached = [graph.nodes[n]["reached"] for n in sorted(graph.successors(root), key=lambda n: graph.edges[root, n]["order"])]
+    assert reached == sorted(reached, reverse=True)
