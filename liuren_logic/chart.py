@@ -156,7 +156,9 @@ class Chart:
 
     @cached_property
     def void(self) -> list[str]:
-        return [row[0] for row in self.rows("void")]
+        """The two void branches (旬空), in branch order."""
+        order = dict(self.session.source(self.id).query("branch_index", [None, None]))
+        return sorted((row[0] for row in self.rows("void")), key=order.get)
 
     @cached_property
     def hidden_stems(self) -> dict[str, str]:
