@@ -12,7 +12,13 @@ _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def fill(template: str, values: Mapping[str, object], missing: str = "？") -> str:
-    """``fill("{a}沖{b}", {"a": "子", "b": "午"})`` → ``'子沖午'``; an unbound slot reads ``？``."""
+    """Fill a template's slots; an unbound slot reads ``？``.
+
+    >>> fill("{a}沖{b}", {"a": "子", "b": "午"})
+    '子沖午'
+    >>> fill("第{N}課", {"N": None})
+    '第？課'
+    """
 
     def value(match: re.Match) -> str:
         found = values.get(match.group(1))

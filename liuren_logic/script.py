@@ -22,10 +22,16 @@ def _tables() -> tuple[dict[int, str], dict[int, str]]:
 
 
 def traditional(text: str) -> str:
-    """``traditional('贼克')`` → ``'賊剋'``."""
+    """
+    >>> traditional("贼克")
+    '賊剋'
+    """
     return text.translate(_tables()[0])
 
 
 def simplified(text: str) -> str:
-    """``simplified('賊剋')`` → ``'贼克'``."""
+    """
+    >>> simplified("賊剋")
+    '贼克'
+    """
     return text.translate(_tables()[1])
