@@ -7,8 +7,10 @@ A school is a small TOML file in ``kb/schools/``::
     [readings]
     punishment = "common"        # kb/variants/punishment/common.dl
 
-``load_school("default", {"punishment": "seed000"})`` swaps one reading; user
-files (``extra``) are parsed and checked with the rest.
+``load_school("default", {"punishment": "seed000"})`` swaps one reading; a reading may
+also be a user's own file (``{"punishment": "my_reading.dl"}``, or ``punishment =
+"my_reading.dl"`` in a school file, relative to it). User files (``extra``) are parsed
+and checked with the rest.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ class School:
             paths += sorted((root / folder).rglob("*.dl"))
         for topic, reading in sorted(self.readings.items()):
             if topic not in CALENDAR_READINGS:
-                paths.append(root / "variants" / topic / f"{reading}.dl")
+                paths.append(reading_file(root, topic, reading))
         return paths
 
     def with_readings(self, overrides: Mapping[str, str]) -> "School":
@@ -57,6 +59,13 @@ class School:
             readings[topic] = reading
         name = self.name + "".join(f"+{t}={r}" for t, r in sorted(overrides.items()) if self.readings[t] != r)
         return School(name, self.include, readings, self.labels)
+
+
+def reading_file(root: Path, topic: str, reading: str) -> Path:
+    """A reading's KB file: a packaged one by name (``seed000``), or a user's by path (``mine.dl``)."""
+    if reading.endswith(".dl"):
+        return Path(reading).expanduser()
+    return root / "variants" / topic / f"{reading}.dl"
 
 
 def read_school(name_or_path: str) -> School:
@@ -72,6 +81,9 @@ def read_school(name_or_path: str) -> School:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise InputError(f"{path}: not a valid school file: {error}") from None
     readings = data.get("readings", {})
+    if isinstance(readings, dict):  # a user's reading file is named relative to the school file
+        readings = {t: str((path.parent / r).resolve()) if isinstance(r, str) and r.endswith(".dl") else r
+                    for t, r in readings.items()}
     if not isinstance(readings, dict) or not all(isinstance(v, str) for v in readings.values()):
         raise InputError(f"{path}: [readings] must map topics to reading names")
     return School(str(data.get("name", path.stem)), tuple(data.get("include", ())), dict(readings),
@@ -124,7 +136,7 @@ def load_school(school: str | School = "default", readings: Mapping[str, str] | 
         if topic in CALENDAR_READINGS:
             if reading not in CALENDAR_READINGS[topic]:
                 raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(CALENDAR_READINGS[topic])})")
-        elif not (root / "variants" / topic / f"{reading}.dl").is_file():
+        elif not reading_file(root, topic, reading).is_file():
             options = ", ".join(sorted(p.stem for p in (root / "variants" / topic).glob("*.dl")))
-            raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'})")
+            raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'}, or a .dl file)")
     return load_files(chosen.files(root) + list(extra), chosen.name, root, chosen)

@@ -9,7 +9,7 @@ import pytest
 
 from liuren_logic import Session
 from liuren_logic.audit import compare, explain, follows, moments, render_cases, render_text
-from liuren_logic.errors import InputError
+from liuren_logic.errors import InputError, KBError
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +133,30 @@ def test_zhinan_generals_follow_the_palace_direction_and_the_jia_niu_table(zhina
                 count += aliases.get(row["general"], row["general"]) == short
         agree[name] = count
     assert agree == {"default": 165, "direction=daynight": 81, "noble=jia_yang": 119}
+
+
+def test_a_users_own_reading_file_and_school_file(tmp_path):
+    mine = tmp_path / "no_self_punishment.dl"
+    mine.write_text("% 三刑 without 自刑: an example of a user's reading\n"
+                    "@pred punishes(a: branch, b: branch) zh \"{a}刑{b}\" en \"{a} punishes {b}\".\n"
+                    "punishes(寅, 巳). punishes(巳, 申). punishes(申, 寅). punishes(丑, 戌). punishes(戌, 未).\n"
+                    "punishes(未, 丑). punishes(子, 卯). punishes(卯, 子).\n", "utf-8")
+    school = tmp_path / "mine.toml"
+    default = Session().kb.school.readings
+    readings = "\n".join(f'{t} = "{r}"' for t, r in default.items() if t != "punishment")
+    school.write_text(f'name = "mine"\ninclude = ["core", "chart", "methods"]\n[readings]\n'
+                      f'punishment = "no_self_punishment.dl"\n{readings}\n', "utf-8")
+    audit = compare(Session(), Session(str(school)), lambda s: table_inputs_day(s))
+    changed = audit.changed("三傳")
+    assert changed and all(c.endswith("午將午時") for c in changed)  # only 伏吟 charts (offset 0) follow 刑
+    bad = tmp_path / "bad.dl"
+    bad.write_text('@pred punishes(a: branch, b: branch) zh "{a}刑{b}" en "{a} punishes {b}".\n'
+                   "punishes(寅, 甲).\n", "utf-8")
+    with pytest.raises(KBError, match="甲 is not a branch"):
+        Session(readings={"punishment": str(bad)})
+
+
+def table_inputs_day(session):
+    from liuren_logic.audit import table_inputs
+
+    return table_inputs(session, (True,))
