@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Optional
 
 import networkx as nx
 
+from liuren_logic.inputs import members
 from liuren_logic.provenance import atom_text
 
 from .view import ordered_children
@@ -28,7 +29,6 @@ from .view import ordered_children
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
-BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 NUMERALS = "一二三四五六七八九十"
 
 TEXT = {
@@ -207,7 +207,7 @@ class _Teacher:
         graph = self.why("offset")
         rule = graph.nodes[rule_below(graph)]
         heaven = self.chart.heaven
-        pairs = self.sep(self.t["pair"].format(earth=e, heaven=heaven.get(e, "？")) for e in BRANCHES)
+        pairs = self.sep(self.t["pair"].format(earth=e, heaven=heaven.get(e, "？")) for e in members(self.session.base, "branch"))
         text = self.t["plate"].format(jiang=self.chart.jiang, hour=self.chart.hour,
                                       offset_n=self.num(self.chart.offset), pairs=pairs)
         return self.step("plate", text, [rule])

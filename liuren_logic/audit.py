@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Optional, Sequence
 import networkx as nx
 
 from .errors import InputError
+from .inputs import members
 from .provenance import Derivable, NotDerivable
 from .session import Session
 
@@ -88,16 +89,12 @@ def conclusions(chart) -> dict[str, str]:
         "三傳": chart.sanchuan or "—",
         "method": chart.method or "—",
         "names": "·".join(chart.subnames) or "—",
-        "generals": " ".join(f"{b}{chart.generals.get(b, '？')}" for b in _branches(chart)),
+        "generals": " ".join(f"{b}{chart.generals.get(b, '？')}" for b in members(chart.session.base, "branch")),
     }
     for conclusion, pred in (("spirits", "spirit"), ("patterns", "pattern")):
         if pred in kb.program.preds:
             shown[conclusion] = " ".join("".join(map(str, row)) for row in chart.rows(pred)) or "—"
     return shown
-
-
-def _branches(chart) -> list[str]:
-    return [row[0] for row in sorted(chart.session.base.query("branch_index", [None, None]), key=lambda r: r[1])]
 
 
 def table_inputs(session: Session, times: Sequence[bool] = (True, False)) -> list:

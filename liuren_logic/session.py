@@ -23,7 +23,7 @@ from .calendar import moment
 from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
-from .inputs import parse_atom, parse_pillar, parse_symbol
+from .inputs import members, parse_atom, parse_pillar, parse_symbol
 from .provenance import Explainer
 from .school import load_school
 
@@ -73,7 +73,7 @@ class Session:
         if not isinstance(offset, int) or not 0 <= offset < 12:
             raise InputError(f"offset {offset!r} is not a whole number from 0 to 11")
         hour = "午" if daytime else "子"
-        branches = [row[0] for row in sorted(self.base.query("branch_index", [None, None]), key=lambda r: r[1])]
+        branches = members(self.base, "branch")
         return self.chart_input(day, branches[(branches.index(hour) + offset) % 12], hour)
 
     def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
