@@ -118,12 +118,11 @@ def test_first_seed_case_shows_the_noble_in_prison_and_the_ghost_calling(session
     assert {"貴人入獄", "鬼呼"} <= found
     # the seed's own example of 傳鬼為貴人盜氣 is this chart: 辛巳日，午加辛發用，三傳火局，貴、勾、常
     assert "傳鬼盜氣" in found
-    # 天網: seed 003's 天網 is a monthly spirit (亥申巳寅 by month group, 申 in the tenth month),
-    # nowhere in this chart's lessons or transmissions, and seed 000 has no pattern of the name,
-    # so no rule derives it (docs/coverage_patterns.md).
-    assert "天網" not in session.kb.program.members["pattern"]
+    # 「課得天網」 is 天網四張 (the hour 午 and the initial 午 both overcome 辛), a pattern of the
+    # chart, not the monthly spirit 天網 that falls on 申 in the tenth month
+    assert "天網" in found
     texts = {"000": seed_text("000"), "003": seed_text("003")}
-    for name, rule_id in (("貴人入獄", "pattern.guiren_ruyu"), ("鬼呼", "pattern.gui_hu")):
+    for name, rule_id in (("貴人入獄", "pattern.guiren_ruyu"), ("鬼呼", "pattern.gui_hu"), ("天網", "pattern.tian_wang")):
         graph = session.why(None, f"pattern({chart.id}, {name})")
         rules = {d["rule"]: d["source"] for _, d in graph.nodes(data=True) if d.get("kind") == "rule"}
         assert rule_id in rules, (name, sorted(rules))
@@ -252,13 +251,19 @@ def test_virtue_and_noble_holding_the_ghost_by_night(fast):
         assert "貴德臨身" in {name for (name,) in chart.rows("pattern")}
 
 
-def test_borrowed_profit_needs_the_seeds_generals(fast, bulk):
-    # 壬子日，未加卯發用，三傳木局，夜貴，貴、勾、常為鬼. 壬's night noble is 巳 in both noble
-    # tables, which puts 朱雀 天空 太陰 on 未亥卯, not 貴 勾 常; so the seed's example does not
-    # derive 借益格 here, though the rule does fire on other charts.
+def test_borrowed_profit_needs_an_earth_general_on_the_wood_trine(fast, bulk):
+    # 壬子日，未加卯發用，三傳木局，夜貴，貴、勾、常為鬼: the hidden ghost is an earth general on
+    # the transmissions, which the wood trine overcomes. The noble table decides which generals
+    # ride 未亥卯; 天空 counts as earth (戌土), so whichever earth general rides them makes the
+    # seed's example 借益格, and without one it is not.
     chart = fast.cast_offset("壬子", 4, daytime=False)
-    assert [t.general for t in chart.transmissions] == ["朱雀", "天空", "太陰"]
-    assert "借益格" not in {name for (name,) in chart.rows("pattern")}
+    earth = {t.general for t in chart.transmissions} & {"貴人", "勾陳", "太常", "天空"}
+    found = "借益格" in {name for (name,) in chart.rows("pattern")}
+    assert found == bool(earth)
+    if found:
+        graph = fast.why(None, f"pattern({chart.id}, 借益格)")
+        texts = {d.get("text") for _, d in graph.nodes(data=True)}
+        assert any(f"general_element({g}, 土)" in texts for g in earth)
     assert charts_with(bulk, "借益格")
 
 

@@ -222,7 +222,7 @@ def test_day_branch_rows(by_day, name):
 def test_day_branch_rules_without_cells(by_day):
     assert by_day["子"]["三合"] == {"申", "辰"} and by_day["卯"]["三合"] == {"亥", "未"}   # 原刻殘缺: completed
     assert by_day["子"]["支鬼"] == set("辰戌丑未") and by_day["寅"]["支鬼"] == set("申酉")
-    assert by_day["子"]["支墓"] == {"辰"} and by_day["巳"]["支墓"] == {"戌"} and by_day["辰"]["支墓"] == set()
+    assert by_day["子"]["支墓"] == {"辰"} and by_day["巳"]["支墓"] == {"戌"} and by_day["辰"]["支墓"] == {"辰"}   # 辰為水土墓
     assert by_day["寅"]["三刑"] == {"巳"} and by_day["辰"]["三刑"] == {"辰"}
 
 

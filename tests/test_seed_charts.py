@@ -1,0 +1,109 @@
+"""Patterns and spirits checked on the charts where a reading of the seeds went wrong, and on the
+seeds' own example days (issue 11, item 4): each fix is asserted on the chart it was found on.
+"""
+from __future__ import annotations
+
+import pytest
+
+from liuren_logic import Session
+
+
+@pytest.fixture(scope="module")
+def fast(session):
+    return session if getattr(session, "engine", None) == "materialise" else Session(engine="materialise")
+
+
+def patterns(chart) -> set:
+    return {name for (name,) in chart.rows("pattern")}
+
+
+def spirits_on(chart, where: str) -> set:
+    return {s for s, _, w in chart.rows("spirit_present") if w == where}
+
+
+@pytest.fixture(scope="module")
+def first_case(fast):
+    """Seed 003's first case cast from its date: 辛巳日 寅將 午時, the tenth month, winter."""
+    return fast.cast_at("1998-11-30 12:00")
+
+
+# the first seed case ------------------------------------------------------------------------
+def test_first_case_lists_the_patterns_the_text_names(first_case):
+    # 「貴人履獄」 「課得天網」 「鬼呼」, and 太陰 riding 申 (「太陰乘申上…臨申酉亦是」)
+    assert {"貴人入獄", "天網", "鬼呼", "太陰拔刀"} <= patterns(first_case)
+    assert "天目" in spirits_on(first_case, "支上")          # 「支上天目墓神」
+
+
+def test_the_moon_draws_a_knife_riding_shen_not_only_over_it(fast, first_case):
+    # 太陰 rides 申 over earth's 子 in the case: the first clause of the note, not 臨申酉
+    graph = fast.why(first_case, "pattern", "太陰拔刀")
+    rules = {d["rule"] for _, d in graph.nodes(data=True) if d.get("kind") == "rule"}
+    assert "pattern.taiyin_badao_ride" in rules and "pattern.taiyin_badao" not in rules
+
+
+def test_the_heavenly_net_is_the_hour_and_the_initial_overcoming_the_stem(fast, first_case):
+    graph = fast.why(first_case, "pattern", "天網")
+    texts = {d.get("text") for _, d in graph.nodes(data=True)}
+    assert {f'hour("{first_case.id}", 午)', f'initial("{first_case.id}", 午)', "overcomes(午, 辛)"} <= texts
+    # the day charts are cast at 午, which overcomes 庚辛 only: the net is exactly a 庚辛 day with
+    # a fire initial, and the night charts (cast at 子, water) have it exactly on 丙丁 days with
+    # a water initial
+    for daytime, stems, initials in ((True, "庚辛", "巳午"), (False, "丙丁", "亥子")):
+        nets = [c for c in fast.table(daytime=daytime) if "天網" in patterns(c)]
+        assert nets and all(c.day[0] in stems and c.sanchuan[0] in initials for c in nets)
+        assert len(nets) == sum(c.day[0] in stems and c.sanchuan[0] in initials for c in fast.table(daytime=daytime))
+
+
+def test_punishment_at_the_day_is_read_stem_with_stem_and_branch_with_branch(first_case):
+    # 支上丑 stands over 巳, not over the stem: it does not punish 戌 (辛's lodging) for this chart,
+    # so neither 干刑 nor 刑中有鬼 (丑刑戌); 寅, a transmission, punishes 巳: 支刑 and 刑中有害
+    found = patterns(first_case)
+    assert not {"干刑", "刑中有鬼"} & found
+    assert {"支刑", "刑中有害"} <= found
+
+
+def test_stem_and_branch_are_met_only_by_their_own_upper(fast):
+    # meets_day pairs the stem's lodging with the upper over the stem, the day branch with the
+    # upper over the branch, and either with a transmission; never 支上 with the stem
+    for chart in fast.table()[:120]:
+        uppers = {n: u for n, u, _ in chart.rows("lesson")}
+        (gan,) = chart.rows("gan_palace")[0]
+        for x, d in chart.rows("meets_day"):
+            assert x in chart.sanchuan or (d == gan and x == uppers[1]) or (d == chart.day[1] and x == uppers[3]), (chart.day, chart.offset, x, d)
+
+
+# 伏吟: upper and lower one palace ------------------------------------------------------------
+@pytest.mark.parametrize("chart, name", [("丁亥/0", "三合交剋"), ("癸酉/0", "攢眉格"), ("丁亥/0", "鬼德格")])
+def test_fuyin_palaces_are_not_two(fast, chart, name):
+    day, offset = chart.split("/")
+    assert name not in patterns(fast.cast_offset(day, int(offset)))
+    assert all(name not in patterns(fast.cast_offset(day, 0, daytime=d)) for day in ("丁亥", "癸酉", "甲子") for d in (True, False))
+
+
+@pytest.mark.parametrize("chart, name", [("甲子/8", "三合交剋"), ("庚辰/1", "攢眉格"), ("乙酉/11", "鬼德格")])
+def test_the_seeds_examples_still_hold(fast, chart, name):
+    day, offset = chart.split("/")
+    assert name in patterns(fast.cast_offset(day, int(offset)))
+
+
+# tombs, 天空 ----------------------------------------------------------------------------------
+def test_earth_days_are_stored_in_chen(fast):
+    # 「辰為水土墓」: a 辰戌丑未 day has its 支墓 on 辰
+    for day in ("甲辰", "丙戌", "乙丑", "丁未"):
+        chart = fast.cast_offset(day, 3)
+        assert {b for s, b in chart.rows("spirit") if s == "支墓"} == {"辰"}, day
+
+
+def test_the_void_is_earth(fast):
+    # 天空 戌土 counts among the earth generals: on a 戊己 day, 天空 riding 寅 or 卯 in the lessons or
+    # transmissions is a kindred general overcome (同類將受剋), by the element of 天空 (only
+    # night charts put it there)
+    assert fast.kb.holds("general_element", ["天空", "土"])
+    seen = 0
+    for chart in fast.table(daytime=False):
+        chart_branches = set(chart.sanchuan) | {u for _, u, _ in chart.rows("lesson")}
+        seats = {b for b, g in chart.rows("general") if g == "天空"} & set("寅卯") & chart_branches
+        if chart.day[0] in "戊己" and seats:
+            seen += 1
+            assert "同類將受剋" in patterns(chart), (chart.day, chart.offset)
+    assert seen == 16
