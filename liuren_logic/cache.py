@@ -1,53 +1,200 @@
-"""A cache of parsed KB files, keyed by their bytes, so start-up does not re-parse unchanged files.
+"""A cache of parsed KB files, so start-up does not re-parse unchanged files.
 
 Entries live in memory for the process and on disk (``$LIUREN_CACHE`` or
-``~/.cache/liuren-logic``) as pickles of this package's own syntax objects, one file per
-key; the key covers the file's bytes, its shown path, the grammar and this package's
-version, so any change misses. A cache that cannot be read or written is simply not used.
+``~/.cache/liuren-logic``) as plain JSON data, never pickles: reading an entry builds
+only this package's syntax nodes from strings, numbers and lists, so no entry can run
+code. The key covers the file's bytes, its shown path, lark's version and every source
+file of this package, so a changed file, grammar or parser misses. Each entry carries
+an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
+whose MAC does not match is parsed afresh and replaced. The directory is used only
+when it is a real directory owned by the user and not writable by group or others;
+temporary files are removed whether or not the write succeeds.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import hmac
+import json
 import os
-import pickle
+import stat
 import tempfile
+from functools import lru_cache
+from importlib.metadata import version as _installed_version
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Optional
 
-T = TypeVar("T")
-_memory: dict[str, object] = {}
+from . import syntax as S
+from .errors import Position
+
+_memory: dict[str, S.Module] = {}
+_NODES = {name: cls for name, cls in vars(S).items()
+          if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == S.__name__
+          and cls is not S.Module}
+_KEY_BYTES = 32
 
 
 def directory() -> Path:
     return Path(os.environ.get("LIUREN_CACHE") or Path.home() / ".cache" / "liuren-logic")
 
 
-def key(*parts: bytes) -> str:
-    digest = hashlib.sha256()
+@lru_cache(maxsize=1)
+def code_digest() -> bytes:
+    return digest_of_code(Path(__file__).parent)
+
+
+def digest_of_code(package: Path) -> bytes:
+    """A digest of a package's own code (every .py and .lark file, not the KB) and lark's version."""
+    digest = hashlib.sha256(_installed_version("lark").encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".lark") and "kb" not in path.relative_to(package).parts:
+            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return digest.digest()
+
+
+def module(path: str, data: bytes, parse) -> S.Module:
+    """The parsed form of the KB file ``path`` with these bytes; ``parse()`` computes it on a miss."""
+    name = _entry_name(path.encode(), data)
+    if name in _memory:
+        return _memory[name]
+    folder = _usable_directory()
+    found = _load(folder, name, path) if folder is not None else None
+    if found is None:
+        found = parse()
+        if folder is not None:
+            _store(folder, name, found)
+    _memory[name] = found
+    return found
+
+
+def _entry_name(*parts: bytes) -> str:
+    digest = hashlib.sha256(code_digest())
     for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
     return digest.hexdigest()
 
 
-def cached(name: str, compute: Callable[[], T]) -> T:
-    """The value stored under ``name``, computing and storing it when absent."""
-    if name in _memory:
-        return _memory[name]  # type: ignore[return-value]
-    path = directory() / f"{name}.pickle"
+def _usable_directory() -> Optional[Path]:
+    """The cache directory (made if absent), or None when it is not safely the user's own."""
+    folder = directory()
     try:
-        value = pickle.loads(path.read_bytes())
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-        value = compute()
-        _store(path, value)
-    _memory[name] = value
-    return value
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return None
+    return folder
 
 
-def _store(path: Path, value: object) -> None:
+def _secret(folder: Path) -> Optional[bytes]:
+    """The per-user MAC key, made on first use; None if it is not private to the user."""
+    path = folder / "key"
+    for _ in range(2):
+        try:
+            return _read_private(path)
+        except FileNotFoundError:
+            _publish(folder, path, os.urandom(_KEY_BYTES), replace=False)
+        except OSError:
+            return None
+    return None
+
+
+def _read_private(path: Path) -> Optional[bytes]:
+    """A file's bytes if it is a regular file owned by the user and unreadable by others."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)  # no link followed, no FIFO waited on
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            return None
+        return handle.read()
+
+
+def _mac(secret: bytes, name: str, payload: bytes) -> bytes:
+    return hmac.new(secret, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
+
+
+def _load(folder: Path, name: str, path: str) -> Optional[S.Module]:
+    secret = _secret(folder)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, delete=False) as handle:
-            handle.write(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        os.replace(handle.name, path)
+        stored = _read_private(folder / f"{name}.json") if secret else None
+    except OSError:
+        return None
+    if not stored:
+        return None
+    mac, _, payload = stored.partition(b"\n")
+    if not hmac.compare_digest(mac, _mac(secret, name, payload)):
+        return None
+    try:
+        return _decode(json.loads(payload), path)
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return None
+
+
+def _store(folder: Path, name: str, value: S.Module) -> None:
+    secret = _secret(folder)
+    if secret is None:
+        return
+    try:
+        payload = json.dumps(_encode(value), ensure_ascii=False, separators=(",", ":")).encode()
+    except (TypeError, ValueError, RecursionError):  # not plain data (or too deep): parse again next time
+        return
+    _publish(folder, folder / f"{name}.json", _mac(secret, name, payload) + b"\n" + payload, replace=True)
+    for old in folder.glob("*.pickle"):  # entries of the pickle cache this one replaced: never read, removed
+        old.unlink(missing_ok=True)
+
+
+def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
+    """Write ``data`` to a private temporary file, then move it to ``path`` (or link, keeping an existing one)."""
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        if replace:
+            os.replace(temporary, path)
+        else:
+            os.link(temporary, path)
     except OSError:
         pass
+    finally:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+
+
+def _encode(module: S.Module) -> list:
+    """Syntax nodes as JSON data: a node is ``{"ClassName": [fields…, line, col]}``, its position last."""
+
+    def node(value):
+        if isinstance(value, tuple):
+            return [node(v) for v in value]
+        if type(value) in (str, int, bool):
+            return value
+        cls = type(value)
+        *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
+        if last is None or last.name != "pos" or value.pos.path != module.path:
+            raise TypeError(f"not a syntax node of {module.path}: {value!r}")
+        return {cls.__name__: [node(getattr(value, f.name)) for f in fields] + [value.pos.line, value.pos.col]}
+
+    return [module.path, [[node(v) for v in part] for part in (module.kinds, module.preds, module.rules)], module.lines]
+
+
+def _decode(data, path: str) -> S.Module:
+    stored_path, parts, lines = data
+    if stored_path != path:
+        raise ValueError("an entry for another file")
+
+    def node(value):
+        if isinstance(value, list):
+            return tuple(node(v) for v in value)
+        if isinstance(value, dict):
+            ((tag, (*fields, line, col)),) = value.items()
+            return _NODES[tag](*map(node, fields), Position(path, line, col))
+        return value
+
+    kinds, preds, rules = ([node(v) for v in part] for part in parts)
+    return S.Module(path, kinds, preds, rules, list(lines))

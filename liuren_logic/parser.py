@@ -7,8 +7,6 @@ data, and a syntax error becomes a :class:`~liuren_logic.errors.KBError` naming
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _installed_version
 from importlib.resources import files
 from pathlib import Path
 from typing import NamedTuple
@@ -44,13 +42,6 @@ _TERMINAL_NAMES = {
 def _parser() -> Lark:
     grammar = files("liuren_logic").joinpath("kb.lark").read_text("utf-8")
     return Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=False)
-
-
-def version() -> str:
-    try:
-        return _installed_version("liuren-logic")
-    except PackageNotFoundError:
-        return "source"
 
 
 def _describe(terminal: str) -> str:
@@ -210,9 +201,7 @@ def parse_file(path, display: str | None = None) -> S.Module:
     """Read and parse a KB file (cached by its bytes); undecodable bytes are a located error too."""
     name = display or str(path)
     data = Path(path).read_bytes()
-    grammar = files("liuren_logic").joinpath("kb.lark").read_bytes()
-    return cache.cached(cache.key(b"module", version().encode(), grammar, name.encode(), data),
-                        lambda: _parse_bytes(data, name))
+    return cache.module(name, data, lambda: _parse_bytes(data, name))
 
 
 def _parse_bytes(data: bytes, name: str) -> S.Module:

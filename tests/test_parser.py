@@ -94,8 +94,8 @@ def test_parsed_files_are_cached_by_their_bytes(tmp_path, monkeypatch):
     kb_file = tmp_path / "one.dl"
     kb_file.write_text("p(子).\n", "utf-8")
     first = parse_file(kb_file, "one.dl")
-    (stored,) = (tmp_path / "cache").iterdir()
-    stored.write_bytes(b"not a pickle")  # a damaged entry is recomputed, not trusted
+    (stored,) = (tmp_path / "cache").glob("*.json")
+    stored.write_bytes(b"not an entry")  # a damaged entry is recomputed, not trusted
     monkeypatch.setattr(cache, "_memory", {})
     assert parse_file(kb_file, "one.dl") == first
     kb_file.write_text("p(丑).\n", "utf-8")  # new bytes, new key

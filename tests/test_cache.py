@@ -1,0 +1,121 @@
+"""The parse cache: plain data, checked on read, used only in a private directory."""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+from pathlib import Path
+
+import pytest
+
+from liuren_logic import cache
+from liuren_logic.parser import parse_file
+
+KB = Path(__file__).resolve().parents[1] / "kb"
+FACT = "element_overcomes(水, 火)."
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """An empty cache directory and an empty memory cache."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("LIUREN_CACHE", str(folder))
+    monkeypatch.setattr(cache, "_memory", {})
+    return folder
+
+
+def entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json"))
+
+
+def fresh(path: Path, name: str):
+    cache._memory.clear()
+    return parse_file(path, name)
+
+
+class _Planted:
+    """A pickle that, if ever loaded, leaves a file behind."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "pwned"))
+
+
+def test_a_planted_pickle_runs_no_code(store, tmp_path):
+    source = tmp_path / "one.dl"
+    source.write_text("p(子).\n", "utf-8")
+    expected = fresh(source, "one.dl")
+    (entry,) = entries(store)
+    marker = tmp_path / "ran"
+    planted = pickle.dumps(_Planted(marker))
+    for name in (entry, entry.with_suffix(".pickle")):  # the entry itself and the old cache's name for it
+        name.write_bytes(planted)
+        os.chmod(name, 0o600)
+    assert fresh(source, "one.dl") == expected
+    assert not marker.exists()
+
+
+def test_a_tampered_entry_is_detected_and_parsed_again(store):
+    expected = fresh(KB / "core" / "elements.dl", "core/elements.dl")
+    (entry,) = entries(store)
+    original = entry.read_bytes()
+    mac, _, payload = original.partition(b"\n")
+    swapped = payload.replace('"水"'.encode(), b'"@"').replace('"火"'.encode(), '"水"'.encode()).replace(b'"@"', '"火"'.encode())
+    assert swapped != payload  # 水 and 火 trade places in every fact: 水剋火 now reads 火剋水
+    for forged in (mac, hashlib.sha256(swapped).hexdigest().encode()):  # a stale MAC, or a digest anyone can compute
+        entry.write_bytes(forged + b"\n" + swapped)
+        loaded = fresh(KB / "core" / "elements.dl", "core/elements.dl")
+        assert loaded == expected and FACT in map(str, loaded.rules)
+        assert entry.read_bytes() == original  # replaced by the fresh parse
+
+
+def test_an_entry_is_used_when_intact_and_keeps_every_position(store):
+    path = KB / "methods" / "zeike.dl"
+    first = fresh(path, "methods/zeike.dl")
+    again = fresh(path, "methods/zeike.dl")
+    assert again is not first and again == first
+    assert [r.pos for r in again.rules] == [r.pos for r in first.rules]
+    assert [a.pos for r in again.rules for a in r.body] == [a.pos for r in first.rules for a in r.body]
+    assert again.lines == first.lines
+
+
+@pytest.mark.parametrize("spoil", ["group-writable", "symlink", "public key"])
+def test_a_directory_that_others_could_write_is_not_used(store, tmp_path, spoil):
+    source = tmp_path / "one.dl"
+    source.write_text("p(子).\n", "utf-8")
+    if spoil == "group-writable":
+        store.mkdir(mode=0o700)
+        os.chmod(store, 0o770)
+    elif spoil == "symlink":
+        (tmp_path / "elsewhere").mkdir(mode=0o700)
+        store.symlink_to(tmp_path / "elsewhere")
+    else:
+        store.mkdir(mode=0o700)
+        (store / "key").write_bytes(os.urandom(32))
+        os.chmod(store / "key", 0o644)
+    assert fresh(source, "one.dl").rules[0].head.args[0].value == "子"
+    assert entries(store) == [] and entries(tmp_path / "elsewhere") == []
+
+
+def test_the_key_covers_the_package_code(tmp_path):
+    package = tmp_path / "package"
+    shutil.copytree(Path(cache.__file__).parent, package, symlinks=True,
+                    ignore=shutil.ignore_patterns("__pycache__", "kb"))
+    before = cache.digest_of_code(package)
+    (package / "parser.py").write_text((package / "parser.py").read_text("utf-8") + "\n# changed\n", "utf-8")
+    assert cache.digest_of_code(package) != before
+
+
+def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeypatch):
+    source = tmp_path / "one.dl"
+    source.write_text("p(子).\n", "utf-8")
+
+    def full_disk(*_):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full_disk)
+    assert fresh(source, "one.dl").rules
+    assert sorted(p.name for p in store.iterdir()) == ["key"]
