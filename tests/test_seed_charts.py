@@ -107,3 +107,38 @@ def test_the_void_is_earth(fast):
             seen += 1
             assert "同類將受剋" in patterns(chart), (chart.day, chart.offset)
     assert seen == 16
+
+
+# one idea of the stem's tomb ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ten_stem():
+    return Session(readings={"stem_tomb": "ten_stem"}, engine="materialise")
+
+
+def test_the_stem_tomb_is_one_relation_read_two_ways(fast, ten_stem):
+    element = dict(fast.kb.query("stem_tomb", [None, None]))
+    tens = dict(ten_stem.kb.query("stem_tomb", [None, None]))
+    assert element == {"甲": "未", "乙": "未", "丙": "戌", "丁": "戌", "戊": "辰", "己": "辰",
+                       "庚": "丑", "辛": "丑", "壬": "辰", "癸": "辰"}
+    # 陽干死地，即陰干生地: 未為甲癸之墓，戌為丙戊乙之墓，丑為庚丁己之墓，辰為壬辛之墓
+    assert tens == {"甲": "未", "癸": "未", "丙": "戌", "戊": "戌", "乙": "戌", "庚": "丑", "丁": "丑",
+                    "己": "丑", "壬": "辰", "辛": "辰"}
+
+
+def test_the_first_case_calls_chou_the_tomb_of_xin(first_case, ten_stem):
+    # 「支上天目墓神」: 丑 over the branch is 辛's tomb under the default reading, a night tomb in a
+    # day chart (夜墓, 自暗投明); the ten-stem reading puts 辛's tomb in 辰 and loses them
+    assert {"夜墓", "自暗投明"} <= patterns(first_case)
+    other = ten_stem.cast_at("1998-11-30 12:00")
+    assert not {"夜墓", "自暗投明", "長生乘墓"} & patterns(other)
+
+
+def test_under_the_ten_stem_reading_seed_000s_own_examples_disagree(ten_stem):
+    # 「日之長生處乘墓，如甲乙日未臨亥」: 乙's ten-stem tomb is 戌, so an 乙 day shows 長生乘墓 with
+    # 戌 over 亥 (offset 11), never with the seed's 未 over 亥 (offset 8): the documented
+    # disagreement of the ten-stem reading with the seed's examples
+    offsets = {c.offset for c in ten_stem.table() if c.day[0] == "乙" and "長生乘墓" in patterns(c)}
+    assert offsets == {11}
+    # 鬼墓 follows the reading too: 未 for 癸 (土剋水) under the ten-stem tomb, 辰 under the element's
+    assert any("鬼墓" in patterns(c) for c in ten_stem.table() if c.day[0] == "癸"
+               and ("未" in (c.rows("gan_upper")[0][0], c.rows("zhi_upper")[0][0])))
