@@ -87,7 +87,7 @@ BACKWARD = {  # 正起逆行
 }
 GROUPS = [  # cells for 正五九 二六十 三七冬 四八臘
     ("申巳寅亥", "驛馬"), ("酉午卯子", "天鬼 天吏 長繩 天咒"), ("戌未辰丑", "光影 黃幡 火怪 華蓋 黃旗"),
-    ("亥申巳寅", "天獄 墓門 天網 女災 雷煞 劫煞"), ("子酉午卯", "坑坎煞 山魈 災煞 鏡煞 披麻煞"),
+    ("亥申巳寅", "墓門 天網 女災 雷煞 劫煞"), ("子酉午卯", "坑坎煞 山魈 災煞 鏡煞 披麻煞"),
     ("丑戌未辰", "五盜 小煞 天煞 迷惑煞 月煞"), ("寅亥申巳", "天盜 雷公 陰煞"), ("卯子酉午", "桃花 咸池 懸索 大時"),
     ("辰丑戌未", "邪鬼 豹尾"), ("巳寅亥申", "月德 亡神 遊禍"), ("午卯子酉", "大煞 伏骨"),
     ("未辰丑戌", "下喪 月鬼 穢煞 喪魄 歲煞 喪魂"),
@@ -100,7 +100,8 @@ TWELVE = {  # 正月 … 臘月, as printed (000's rows and 003's 正二三…�
     "天德": "未申亥戌亥寅丑寅巳辰巳申",      # 丁申壬辛亥甲癸寅丙乙巳庚, stems at their lodgings
     "天德合": "亥巳未巳寅未巳亥戌申申辰",
     "月德合": "戌未未辰戌未未辰戌未未辰",    # 辛己丁乙
-    "天馬": "午申戌子寅辰午申戌子寅辰", "皇恩": "未酉亥丑卯巳未酉亥丑卯巳", "天財": "辰午申戌子寅辰午申戌子寅",
+    "天馬": "午申戌子寅辰午申戌子寅辰", "皇恩": "戌丑辰未卯酉子午亥寅巳申",   # 皇恩 and 天獄 as seed 000 prints them
+    "天獄": "子卯午酉" * 3, "天財": "辰午申戌子寅辰午申戌子寅",
     "天刑": "寅辰午申戌子寅辰午申戌子", "怪煞": "卯巳未酉亥丑卯巳未酉亥丑", "獸煞": "戌子寅辰午申戌子寅辰午申",
     "聖心": "亥巳子午丑未寅申卯酉辰戌", "玉字": "卯酉辰戌巳亥午子未丑申寅", "金堂": "辰戌巳亥午子未丑申寅酉卯",
     "受死": "戌辰亥巳子午丑未寅申卯酉", "罪至": "午子未丑申寅酉卯戌辰亥巳", "血忌": "丑未寅申卯酉辰戌巳亥午子",
@@ -242,6 +243,14 @@ def test_seed_000_readings_are_kept_as_alternatives(by_month, alt_by_month):
             assert (cell, "000") in alt_by_month[month][name], (name, month)
     assert by_month["寅"]["天醫"] == {"辰"}                     # the default follows 003: 正月起辰
     assert ("子", "000") in alt_by_month["寅"]["天醫"]
+
+
+def test_seed_003_readings_of_huangen_and_tianyu_are_kept_as_alternatives(by_month, alt_by_month):
+    # 皇恩 and 天獄 follow seed 000's rows; 003's (午未天馬受皇恩 from 未, 獄門… 亥申巳寅) are kept
+    for name, cells in (("皇恩", "未酉亥丑卯巳" * 2), ("天獄", "亥申巳寅" * 3)):
+        for month, cell in zip(MONTHS, cells):
+            assert alt_by_month[month][name] == {(cell, "003")}, (name, month)
+    assert by_month["寅"]["皇恩"] == {"戌"} and by_month["寅"]["天獄"] == {"子"}
 
 
 def test_single_key_spirits_fall_on_one_branch(session, by_month):
