@@ -18,10 +18,10 @@ POSITION_NAMES = {"zh": ("初傳", "中傳", "末傳"), "en": ("initial", "middl
 WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
-           "spirits": "神煞", "patterns": "課格"},
+           "spirits": "神煞", "patterns": "課格", "relief": "救"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
-           "spirits": "spirits (神煞)", "patterns": "patterns (課格)"},
+           "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)"},
 }
 
 
@@ -39,6 +39,7 @@ def chart_data(chart: "Chart") -> dict:
         "heaven": chart.heaven, "generals": chart.generals,
         "spirits": [{"where": w, "branch": b, "spirit": s} for w, b, s in chart.spirits],
         "patterns": [{"group": g, "pattern": p} for g, p in chart.patterns],
+        "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
         **({"calendar": chart.moment.reasons()} if chart.moment is not None else {}),
     }
 
@@ -64,6 +65,8 @@ def _spirits_and_patterns(chart: "Chart", words: dict) -> list[str]:
         for group, pattern in chart.patterns:
             by_group.setdefault(group, []).append(pattern)
         lines += ["", f"{words['patterns']}:"] + [f"  {group}: {' '.join(items)}" for group, items in by_group.items()]
+        if chart.reliefs:
+            lines.append(f"  {words['relief']}: " + " ".join(f"{p}←{r}" for p, r in chart.reliefs))
     return lines
 
 

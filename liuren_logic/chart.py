@@ -181,10 +181,10 @@ class Chart:
 
     @cached_property
     def spirits(self) -> list[tuple[str, str, str]]:
-        """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 支上 or a transmission."""
+        """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 干陰, 支上, 支陰 or a transmission."""
         if "spirit_present" not in self.session.kb.program.preds:
             return []
-        order = {w: i for i, w in enumerate(("干上", "支上", "初傳", "中傳", "末傳"))}
+        order = {w: i for i, w in enumerate(("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳"))}
         rows = {(where, branch, spirit) for spirit, branch, where in self.rows("spirit_present")}
         return sorted(rows, key=lambda r: (order.get(r[0], 9), r[2]))
 
@@ -196,6 +196,13 @@ class Chart:
         source = self.session.source(self.id)
         groups = {p: g for p, g in source.query("pattern_group", [None, None])}
         return sorted((groups.get(p, "？"), p) for (p,) in self.rows("pattern"))
+
+    @cached_property
+    def reliefs(self) -> list[tuple[str, str]]:
+        """(pattern, relief) for each spoiled combination a good spirit or general relieves."""
+        if "pattern_relief" not in self.session.kb.program.preds:
+            return []
+        return sorted(self.rows("pattern_relief"))
 
     @property
     def sanchuan(self) -> str:

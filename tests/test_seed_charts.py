@@ -142,3 +142,36 @@ def test_under_the_ten_stem_reading_seed_000s_own_examples_disagree(ten_stem):
     # 鬼墓 follows the reading too: 未 for 癸 (土剋水) under the ten-stem tomb, 辰 under the element's
     assert any("鬼墓" in patterns(c) for c in ten_stem.table() if c.day[0] == "癸"
                and ("未" in (c.rows("gan_upper")[0][0], c.rows("zhi_upper")[0][0])))
+
+
+# 日祿, its remedy, and the 陰神 -----------------------------------------------------------------
+def test_day_emolument_is_the_stems_lu(fast):
+    lu = dict(zip("甲乙丙丁戊己庚辛壬癸", "寅卯巳午巳午申酉亥子"))
+    for day in ("甲子", "乙丑", "丙寅", "丁卯", "戊辰", "己巳", "庚午", "辛未", "壬申", "癸酉"):
+        chart = fast.cast_offset(day, 5)
+        assert {b for s, b in chart.rows("spirit") if s == "日祿"} == {lu[day[0]]}, day
+
+
+def test_a_spoiled_combination_is_relieved_by_noble_dragon_virtue_or_lu(fast):
+    # 「凡寅合亥為破合，巳合申為刑合…若得貴青德祿乘之，仍主順利」
+    seen = set()
+    for chart in fast.table() + fast.table(daytime=False):
+        spoiled = {(x, p) for x, p in chart.rows("spoiled_combination")}
+        generals = dict(chart.rows("general"))
+        spirits = set(chart.rows("spirit"))
+        expected = {(p, g) for x, p in spoiled for g in ("貴人", "青龍") if generals.get(x) == g}
+        expected |= {(p, s) for x, p in spoiled for s in ("日德", "日祿") if (s, x) in spirits}
+        assert set(chart.reliefs) == expected, (chart.day, chart.offset)
+        assert {p for p, _ in chart.reliefs} <= patterns(chart)
+        seen |= {r for _, r in chart.reliefs}
+    assert seen == {"貴人", "青龍", "日德", "日祿"}
+    # 丙寅 offset 3: 申 over 巳 combines with 巳 and breaks it (破合), and carries the noble
+    chart = fast.cast_offset("丙寅", 3)
+    assert ("破合", "貴人") in chart.reliefs
+
+
+def test_the_yin_spirits_of_the_first_case(first_case):
+    # 「陰神見從魁玄武」: 酉 (從魁), upper of lesson 4 over 丑, carries 玄武; its spirits are listed
+    assert first_case.rows("lesson")[3][1] == "酉" and dict(first_case.rows("general"))["酉"] == "玄武"
+    assert spirits_on(first_case, "支陰") and spirits_on(first_case, "干陰")
+    assert "日祿" in spirits_on(first_case, "支陰")          # 辛祿在酉
