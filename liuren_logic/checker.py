@@ -3,8 +3,10 @@
 pyDatalog checks none of these and silently answers wrongly (or hangs), so a
 program that reaches the compiler has: declared predicates of the right arity,
 constants of the declared kinds, variables used consistently and bound by a
-positive atom, no negation or aggregate through recursion, no right-recursion
-over a relation that can be cyclic, and unique rule ids. Every finding is a
+positive atom, no negation or aggregate through recursion, and unique rule ids.
+:func:`warnings` finds arithmetic that can feed its own recursion;
+:func:`pydatalog_problems` what pyDatalog alone cannot evaluate (the bottom-up
+engine can). Every finding is a
 :class:`~liuren_logic.errors.Problem` at ``path:line:col``.
 """
 from __future__ import annotations
@@ -256,44 +258,106 @@ class _Checker:
                     cycle = self.cycle(literal.pred, rule.head.pred)
                     self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
                                 "(the program cannot be stratified)")
-            self.right_recursion(rule, component_of)
 
     def cycle(self, start: str, end: str) -> str:
-        graph = self.program.dependencies
-        path = nx.shortest_path(graph, end, start) if start != end else [start]
-        return " → ".join(path + [end])
+        return _cycle(self.program.dependencies, start, end)
 
-    def right_recursion(self, rule: S.Rule, component_of: dict) -> None:
-        atoms = [lit for lit in rule.body if isinstance(lit, S.Atom)]
-        head = component_of.get(rule.head.pred)
-        recursive = [a for a in atoms if component_of.get(a.pred) == head and self.recursive(a.pred, rule.head.pred)]
-        if not recursive or atoms[0] in recursive:
-            return
-        for step in atoms[: atoms.index(recursive[0])]:
-            reason = self.can_cycle(step.pred)
-            if reason:
-                self.report(recursive[0].pos, f"right recursion: {rule.head.pred} calls itself after {step.pred}, "
-                            f"which {reason}; pyDatalog does not terminate on that. Put the recursive atom first "
-                            f"(left recursion), e.g. {rule.head.pred}(X, Z) :- {rule.head.pred}(X, Y), {step.pred}(Y, Z).")
-                return
+def _cycle(graph: nx.DiGraph, start: str, end: str) -> str:
+    path = nx.shortest_path(graph, end, start) if start != end else [start]
+    return " → ".join(path + [end])
 
-    def recursive(self, body_pred: str, head_pred: str) -> bool:
-        graph = self.program.dependencies
-        return nx.has_path(graph, head_pred, body_pred)
 
-    def can_cycle(self, pred: str) -> str:
-        """Why a relation may contain a cycle (empty when its facts show it cannot)."""
-        if self.program.rules_for(pred):
-            return "is derived by rules and may be cyclic"
-        edges = nx.DiGraph()
-        for fact in self.program.facts:
-            if fact.head.pred == pred and len(fact.head.args) >= 2:
-                edges.add_edge(fact.head.args[0].value, fact.head.args[1].value)
-        try:
-            cycle = nx.find_cycle(edges)
-        except nx.NetworkXNoCycle:
-            return ""
-        return "has the cycle " + " → ".join(str(a) for a, _ in cycle) + f" → {cycle[0][0]}"
+def _problem(program: Program, position: Position, message: str) -> Problem:
+    lines = next((m.lines for m in program.modules if m.path == position.path), [])
+    return Problem(position, message, lines[position.line - 1] if 0 < position.line <= len(lines) else "")
+
+
+def _recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
+    """The positive body atoms of a rule that are mutually recursive with its head."""
+    graph = program.dependencies
+    return [a for a in rule.body if isinstance(a, S.Atom) and nx.has_path(graph, rule.head.pred, a.pred)]
+
+
+def warnings(program: Program) -> list[Problem]:
+    """Findings that do not stop a program: arithmetic that can feed its own recursion.
+
+    The bottom-up engine stops such a rule after its round limit; pyDatalog refuses it."""
+    found = []
+    for rule in program.rules:
+        if not _recursive_atoms(program, rule):
+            continue
+        head = {v.name for v in S.atom_variables(rule.head)}
+        for literal in rule.body:
+            if _computes(literal) & head:
+                found.append(_problem(program, literal.pos, f"{literal} computes an argument of {rule.head.pred} "
+                                      "from its own recursion, so its evaluation may never end (the bottom-up "
+                                      "engine stops it after a bounded number of rounds; pyDatalog refuses it)"))
+    return found
+
+
+def pydatalog_problems(program: Program) -> list[Problem]:
+    """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
+    arithmetic feeding its own recursion, mutual recursion through three or more relations,
+    and right recursion after a relation that may hold a cycle."""
+    found = warnings(program)
+    for members, recursive in program.strata():
+        if len(members) >= 3:
+            rule = next(r for r in program.rules if r.head.pred in members)
+            edges = nx.find_cycle(program.dependencies.subgraph(members), rule.head.pred)
+            cycle = " → ".join([a for a, _ in edges] + [edges[0][0]])
+            found.append(_problem(program, rule.pos, f"{', '.join(members)} are mutually recursive through "
+                                  f"{len(members)} relations ({cycle}); pyDatalog does not finish on that"))
+    for rule in program.rules:
+        problem = _right_recursion(program, rule)
+        if problem:
+            found.append(problem)
+    return found
+
+
+def _right_recursion(program: Program, rule: S.Rule) -> Problem | None:
+    atoms = [lit for lit in rule.body if isinstance(lit, S.Atom)]
+    recursive = _recursive_atoms(program, rule)
+    if not recursive or atoms[0] in recursive:
+        return None
+    call = recursive[0]
+    for step in atoms[: atoms.index(call)]:
+        reason = _can_cycle(program, step, rule.head, call)
+        if reason:
+            name = rule.head.pred
+            return _problem(program, call.pos, f"right recursion: {name} calls itself after {step.pred}, which "
+                            f"{reason}; pyDatalog does not terminate on that. Put the recursive atom first (left "
+                            f"recursion), e.g. {name}(X, Z) :- {name}(X, Y), {step.pred}(Y, Z).")
+    return None
+
+
+def _can_cycle(program: Program, step: S.Atom, head: S.Atom, call: S.Atom) -> str:
+    """Why a relation may hold a cycle along the columns that carry a recursion (empty if its facts show
+    it cannot): from the columns of the head's variables to those of the recursive call's."""
+    if program.rules_for(step.pred):
+        return "is derived by rules and may be cyclic"
+    names = lambda atom: {v.name for v in S.atom_variables(atom)}  # noqa: E731
+    columns = [i for i, a in enumerate(step.args) if isinstance(a, S.Var)]
+    sources = [i for i in columns if step.args[i].name in names(head)] or columns
+    targets = [i for i in columns if step.args[i].name in names(call)] or columns
+    fixed = [(i, a.value) for i, a in enumerate(step.args) if isinstance(a, S.Const)]
+    edges = nx.DiGraph()
+    for fact in program.facts:
+        values = [a.value for a in fact.head.args]
+        if fact.head.pred == step.pred and all(values[i] == v for i, v in fixed):
+            edges.add_edges_from((values[i], values[j]) for i in sources for j in targets if i != j)
+    try:
+        cycle = nx.find_cycle(edges)
+    except nx.NetworkXNoCycle:
+        return ""
+    return "has the cycle " + " → ".join(str(a) for a, _ in cycle) + f" → {cycle[0][0]}"
+
+
+def _computes(literal) -> set[str]:
+    """The variable an ``X = expr`` comparison with arithmetic assigns (as a set, empty if none)."""
+    if not isinstance(literal, S.Comparison) or literal.op != "=":
+        return set()
+    sides = ((literal.left, literal.right), (literal.right, literal.left))
+    return {t.name for t, e in sides if isinstance(t, S.Var) and isinstance(e, S.BinOp)}
 
 
 def _body_atoms(body):

@@ -289,6 +289,7 @@ def cmd_table(args) -> int:
 
 
 def cmd_kb_check(args) -> int:
+    from .checker import warnings
     from .school import kb_root, load_files, read_school
 
     paths = list(args.paths)
@@ -297,12 +298,14 @@ def cmd_kb_check(args) -> int:
         known = {p.resolve() for p in school}
         paths = school + [p for p in paths if p.resolve() not in known]
     try:
-        load_files(paths)
+        kb = load_files(paths)
     except KBError as error:
         print(str(error), file=sys.stderr)
         count = len(error.problems)
         print(f"{count} problem{'s' * (count != 1)} found", file=sys.stderr)
         return 1
+    for warning in warnings(kb.program):
+        print(f"warning: {warning}", file=sys.stderr)
     print(f"ok: {len(args.paths)} file{'s' * (len(args.paths) != 1)} checked")
     return 0
 

@@ -4,21 +4,28 @@ The firing-rule rewrite makes derivations data: rule ``r``
 
     h(X, Z) :- a(X, Y), b(Y, Z).
 
-becomes ``Fire_r(X, Y, Z) <= a(X, Y) & b(Y, Z)`` and ``h(X, Z) <= Fire_r(X, Y, Z)``,
-so every way a head was derived can be read back with all its bindings. KB predicates
+becomes ``Fire_r(X, Y, Z) <= a(X, Y) & b(Y, Z)`` beside ``h(X, Z) <= a(X, Y) & b(Y, Z)``,
+so every way a head was derived can be read back with all its bindings (a head
+defined through its fire relation would put every cycle of mutual recursion two steps
+longer, and pyDatalog does not finish on those). KB predicates
 are compiled as ``k_<name>``; internal ones start with a capital letter.
 
 Bodies are reordered before compiling, because pyDatalog evaluates left to right
 and silently answers wrongly when a negation or comparison meets an unbound
-variable: each filter is placed as soon as its variables are bound.
+variable: each filter is placed as soon as its variables are bound. Arithmetic,
+comparisons and the order of ``max``/``min`` are Python functions of
+:mod:`~liuren_logic.semantics` called by pyDatalog, never its own operators, so both
+engines mean the same by them; a number too large for the semantics is recorded in
+``faults`` (pyDatalog would swallow the exception) for the caller to report.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyDatalog.pyParser import Term
+from pyDatalog.pyParser import Operation, Term
 
 from . import syntax as S
+from .semantics import IntegerLimit, arithmetic, compare, value_key
 
 AGGREGATE_FUNCTIONS = {"count": "len_", "sum": "sum_", "max": "max_", "min": "min_"}
 ALL = "all"  # first key of every aggregate function, so that a group may be empty
@@ -37,7 +44,8 @@ class CompiledAggregate:
     exists: str  # AggAny…(group…): the group is not empty (for count = 0)
     group: tuple[str, ...]
     inner: tuple[str, ...]
-    body: tuple[S.Literal, ...]
+    body: tuple[S.Literal, ...]  # the aggregate's own body, in evaluation order
+    context: tuple[S.Literal, ...] = ()  # the rule's literals before it, when its body cannot bind its group
 
 
 @dataclass(frozen=True)
@@ -148,13 +156,19 @@ def plan(rule: S.Rule, index: int) -> CompiledRule:
     outside = {v.name for lit in body if not isinstance(lit, S.Aggregate) for v in _literal_variables(lit)}
     outside |= {v.name for v in S.atom_variables(rule.head)}
     for number, literal in enumerate(l for l in body if isinstance(l, S.Aggregate)):
-        inner_body = schedule(literal.body, set())
-        inner_names = _ordered_variables(inner_body)
-        group = tuple(n for n in inner_names if n in outside)
-        inner = tuple(n for n in inner_names if n not in outside)
+        used = {v.name for l in literal.body for v in _literal_variables(l)}
+        context: tuple = ()
+        if not used & outside <= set(_ordered_variables(schedule(literal.body, set()))):
+            # an outer variable only under 'not' or in a comparison: the helper starts from the rule's
+            # literals before the aggregate, which bind it
+            context = tuple(l for l in body[: body.index(literal)] if not isinstance(l, S.Aggregate))
+        inner_body = schedule(literal.body, set(_ordered_variables(context)))
+        names = _ordered_variables(context + inner_body)
+        group = tuple(n for n in names if n in outside and n in used)
+        inner = tuple(n for n in names if n not in outside)
         tag = f"{index}_{number}"
         aggregates[literal] = CompiledAggregate(literal, f"Agg_{tag}", f"AggF_{tag}", f"AggAny_{tag}",
-                                                group, inner, inner_body)
+                                                group, inner, inner_body, context)
     return CompiledRule(rule, index, f"Fire_{index}", body, _ordered_variables(body), aggregates)
 
 
@@ -174,11 +188,37 @@ def constant(value) -> Term:
     return Term(value, forced_type="constant")
 
 
-class _Emitter:
-    """Builds the pyDatalog terms of one clause; KB variable names map to V0, V1, …"""
+class _Call(Operation):
+    """A pyDatalog expression calling a Python function on the values of its arguments."""
 
-    def __init__(self):
+    def __unicode__(self):
+        return f"{self._pyD_operator.__name__}#{id(self._pyD_operator)}{self._pyD_rhs._pyD_name}"
+
+
+def _call(function, *args):
+    return _Call(None, function, list(args))
+
+
+def _holds(value) -> bool:
+    return value is not None
+
+
+def _is_number(value) -> bool:
+    return type(value) is int
+
+
+def _sort_key(value) -> tuple:
+    return value_key(value)
+
+
+class _Emitter:
+    """Builds the pyDatalog terms of one clause; KB variable names map to V0, V1, …
+
+    ``faults`` collects (rule, message) for arithmetic past the integer limit."""
+
+    def __init__(self, rule: S.Rule | None = None, faults: list | None = None):
         self.names: dict[str, Term] = {}
+        self.rule, self.faults = rule, faults if faults is not None else []
 
     def var(self, name: str) -> Term:
         if name not in self.names:
@@ -190,8 +230,16 @@ class _Emitter:
             return self.var(term.name)
         if isinstance(term, S.Const):
             return constant(term.value)
-        left, right = self.term(term.left), self.term(term.right)
-        return {"+": left + right, "-": left - right, "*": left * right, "mod": left % right}[term.op]
+        op, rule, faults = term.op, self.rule, self.faults
+
+        def apply(a, b):
+            try:
+                return arithmetic(op, a, b)
+            except IntegerLimit as error:
+                faults.append((rule, str(error)))
+                return None
+
+        return _call(apply, self.term(term.left), self.term(term.right))
 
     def atom(self, atom: S.Atom):
         return Term(relation(atom.pred))(*[self.term(a) for a in atom.args])
@@ -199,11 +247,18 @@ class _Emitter:
     def comparison(self, literal: S.Comparison, bound: set[str]):
         target = S.assignment_target(literal, bound)
         left, right = literal.left, literal.right
-        if target is not None and not (isinstance(left, S.Var) and left.name == target):
-            left, right = right, left
-        a, b = self.term(left), self.term(right)
-        return {"=": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
-                "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[literal.op]()
+        if target is not None:
+            if not (isinstance(left, S.Var) and left.name == target):
+                left, right = right, left
+            var = self.var(target)
+            binding = var == self.term(right)
+            return binding & (constant(True) == _call(_holds, var)) if isinstance(right, S.BinOp) else binding
+        op = literal.op
+
+        def test(a, b):
+            return a is not None and b is not None and compare(op, a, b)
+
+        return constant(True) == _call(test, self.term(left), self.term(right))
 
     def body(self, body, aggregates: dict, zero: S.Aggregate | None = None):
         parts, bound = [], set()
@@ -245,18 +300,18 @@ def declare_empty(pred: str, arity: int) -> None:
     -placeholder
 
 
-def emit_rule(compiled: CompiledRule, head: bool = True) -> None:
+def emit_rule(compiled: CompiledRule, head: bool = True, faults: list | None = None) -> None:
     """Assert the clauses of one rule; without ``head`` only its fire relation (the caller materialises heads)."""
     for agg in compiled.aggregates.values():
-        _emit_aggregate(agg)
+        _emit_aggregate(agg, _Emitter(compiled.rule, faults))
     variants = [None] + [a for a in compiled.aggregates if a.func == "count"]
     for zero in variants:
-        emitter = _Emitter()
+        emitter = _Emitter(compiled.rule, faults)
         fire = Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
-        fire <= emitter.body(compiled.body, compiled.aggregates, zero)
-    if head:
-        emitter = _Emitter()
-        emitter.atom(compiled.rule.head) <= Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
+        body = emitter.body(compiled.body, compiled.aggregates, zero)
+        fire <= body
+        if head:  # from the body itself: through the fire relation, pyDatalog hangs on mutual recursion
+            emitter.atom(compiled.rule.head) <= body
 
 
 def head_values(compiled: CompiledRule, row: tuple) -> tuple:
@@ -265,18 +320,18 @@ def head_values(compiled: CompiledRule, row: tuple) -> tuple:
     return tuple(binding[a.name] if isinstance(a, S.Var) else a.value for a in compiled.rule.head.args)
 
 
-def _emit_aggregate(agg: CompiledAggregate) -> None:
-    emitter = _Emitter()
-    helper = Term(agg.helper)(*emitter.group(agg), *[emitter.var(n) for n in agg.inner])
-    helper <= emitter.body(agg.body, {})
+def _emit_aggregate(agg: CompiledAggregate, body_emitter: _Emitter) -> None:
+    helper = Term(agg.helper)(*body_emitter.group(agg), *[body_emitter.var(n) for n in agg.inner])
+    helper <= body_emitter.body(agg.context + agg.body, {})
     emitter = _Emitter()
     helper = Term(agg.helper)(*emitter.group(agg), *[emitter.var(n) for n in agg.inner])
     value = emitter.var(agg.literal.term.name)
     function = Term(AGGREGATE_FUNCTIONS[agg.literal.func])
-    if agg.literal.func in ("max", "min"):
-        aggregate = function(value, order_by=value)
-    elif agg.literal.func == "sum":
-        aggregate = function(value, for_each=value)
+    if agg.literal.func in ("max", "min"):  # in the semantics' order, numbers before texts
+        key = emitter.var("·key")
+        aggregate, helper = function(value, order_by=key), helper & (key == _call(_sort_key, value))
+    elif agg.literal.func == "sum":  # of the numbers among the values
+        aggregate, helper = function(value, for_each=value), helper & (constant(True) == _call(_is_number, value))
     else:
         aggregate = function(value)
     (Term(agg.function)[emitter.keys(agg)] == aggregate) <= helper

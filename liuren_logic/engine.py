@@ -14,10 +14,9 @@ from pyDatalog.pyParser import Term
 
 from . import compiler
 from . import syntax as S
-from .checker import Program
-from .errors import InputError
-
-Value = str | int
+from .checker import Program, pydatalog_problems
+from .errors import InputError, KBError
+from .semantics import EvaluationLimit, Value, sort_key
 Pattern = Sequence[Optional[Value]]
 
 _active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
@@ -38,18 +37,23 @@ class KnowledgeBase:
         for fact in program.facts:
             key = (fact.head.pred, tuple(a.value for a in fact.head.args))
             self.origins.setdefault(key, f"{fact.pos.path}:{fact.pos.line}")
+        self.faults: list = []  # (rule, message) of arithmetic past the integer limit, from pyDatalog
         self._logic = None  # compiled on first use: a session that only materialises never needs it
         self._pending: list[tuple[str, tuple]] = []  # run-time facts given before the compile
 
     def _compile(self) -> None:
-        """Compile the program into a fresh pyDatalog logic, then assert the run-time facts so far."""
+        """Compile the program into a fresh pyDatalog logic, then assert the run-time facts so far
+        (a :class:`KBError` if pyDatalog could not finish on it)."""
+        problems = pydatalog_problems(self.program)
+        if problems:
+            raise KBError(problems)
         Logic()
         _active[0] = self
         for fact in self.program.facts:
             compiler.emit_fact(fact)
         static = self._static_order()
         for compiled in self.rules:
-            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static)
+            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static, faults=self.faults)
         defined = {f.head.pred for f in self.program.facts} | set(self.rules_for)
         for decl in self.program.preds.values():
             if decl.name not in defined:
@@ -77,7 +81,7 @@ class KnowledgeBase:
         tuples = set()
         for compiled in self.rules_for[pred]:
             fire = Term(compiled.fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))])
-            tuples |= {compiler.head_values(compiled, row) for row in _answers(fire)}
+            tuples |= {compiler.head_values(compiled, row) for row in self._answers(fire)}
         for values in sorted(tuples, key=sort_key):
             +Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
         if not tuples:
@@ -114,7 +118,7 @@ class KnowledgeBase:
         self.activate()
         terms = [compiler.constant(v) if v is not None else Term(f"Q{i}") for i, v in enumerate(pattern)]
         name = compiler.relation(pred) if pred in self.program.preds else pred
-        rows = _answers(Term(name)(*terms))
+        rows = self._answers(Term(name)(*terms))
         return sorted(set(rows), key=sort_key)
 
     def holds(self, pred: str, args: Pattern) -> bool:
@@ -124,21 +128,22 @@ class KnowledgeBase:
         """The value of an aggregate for one group, or None when the group is empty."""
         self.activate()
         keys = tuple(compiler.constant(v) for v in [compiler.ALL, *group])
-        rows = _answers(Term(agg.function)[keys] == Term("Q"))
+        rows = self._answers(Term(agg.function)[keys] == Term("Q"))
         return rows[0][-1] if rows else None
 
     def declared(self, pred: str) -> Optional[S.PredDecl]:
         return self.program.preds.get(pred)
 
 
-def _answers(query) -> list[tuple]:
-    """Resolve a query built from ``Term`` objects with pyDatalog's engine (``pyEngine.Literal``).
+    def _answers(self, query) -> list[tuple]:
+        """Resolve a query built from ``Term`` objects with pyDatalog's engine (``pyEngine.Literal``).
 
-    This is the one place the engine is asked anything; it receives compiled terms only,
-    never text (``pyDatalog.load``/``ask`` would run text as Python and are not used).
-    """
-    return query.lua.ask() or []
-
-
-def sort_key(row: tuple) -> tuple:
-    return tuple((0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in row)
+        This is the one place the engine is asked anything; it receives compiled terms only,
+        never text (``pyDatalog.load``/``ask`` would run text as Python and are not used).
+        """
+        rows = query.lua.ask() or []
+        if self.faults:
+            rule, message = self.faults[0]
+            self.faults.clear()
+            raise EvaluationLimit(rule, f"{message} (deriving {rule.head.pred})")
+        return rows

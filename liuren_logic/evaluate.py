@@ -12,23 +12,35 @@ engines agree.
 Each body literal is prepared once as an operation over a binding (a list of values in
 the order the body binds its variables): a join through a hash index, a negation (an
 index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
-or an aggregate lookup.
+or an aggregate lookup. Values mean what :mod:`~liuren_logic.semantics` says.
+
+A recursive stratum is evaluated semi-naively: after a first full round, each round
+fires only the bodies that read one of the last round's new tuples. Every evaluation is
+bounded by :class:`Limits` (rows added, rounds of a recursive stratum; numbers by
+:data:`~liuren_logic.semantics.INTEGER_BITS`); going past one is an
+:class:`EvaluationLimit` naming the rule and the relation that grew.
 """
 from __future__ import annotations
 
-import operator
-from operator import itemgetter
 from collections import defaultdict
+from dataclasses import dataclass
+from functools import partial
+from operator import itemgetter
 from typing import Callable, Iterable, Optional, Sequence
-
 
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule, binds
-from .engine import KnowledgeBase, Pattern, Value, sort_key
+from .engine import KnowledgeBase, Pattern, Value
+from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 
-_ARITHMETIC = {"+": operator.add, "-": operator.sub, "*": operator.mul, "mod": operator.mod}
-_COMPARE = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
-            ">": operator.gt, ">=": operator.ge}
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one evaluation may do before it stops with :class:`EvaluationLimit`."""
+
+    tuples: int = 5_000_000  # rows added to the store (relations, fire and helper relations)
+    rounds: int = 10_000  # rounds of one recursive stratum
+
 
 
 class _Store:
@@ -48,13 +60,14 @@ class _Store:
             return self.relations[pred]
         return self.parent.rows(pred) if self.parent else set()
 
-    def add(self, pred: str, rows: Iterable[tuple]) -> bool:
+    def add(self, pred: str, rows: Iterable[tuple]) -> int:
+        """Add rows to a relation; how many were new."""
         if pred not in self.relations:
             self.relations[pred] = set(self.parent.rows(pred)) if self.parent else set()
         relation = self.relations[pred]
         before = len(relation)
         relation.update(rows)
-        grew = len(relation) != before
+        grew = len(relation) - before
         if grew:
             for key in [k for k in self._indexes if k[0] == pred]:
                 del self._indexes[key]
@@ -106,15 +119,8 @@ def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
     if isinstance(term, S.Var):
         slot = slots[term.name]
         return lambda binding: binding[slot]
-    left, right, apply = _term_function(term.left, slots), _term_function(term.right, slots), _ARITHMETIC[term.op]
-
-    def compute(binding):
-        a, b = left(binding), right(binding)
-        if not (isinstance(a, int) and isinstance(b, int)) or (term.op == "mod" and b == 0):
-            return None
-        return apply(a, b)
-
-    return compute
+    left, right, op = _term_function(term.left, slots), _term_function(term.right, slots), term.op
+    return lambda binding: arithmetic(op, left(binding), right(binding))
 
 
 class _Body:
@@ -125,13 +131,14 @@ class _Body:
     appends to it: ``slots`` maps a variable to its place.
     """
 
-    def __init__(self, body: Sequence, aggregates: dict):
+    def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None):
         self.slots: dict[str, int] = {}
+        self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.ops = []
         bound: set[str] = set()
-        for literal in body:
-            self.ops.append(self._prepare(literal, bound))
+        for position, literal in enumerate(body):
+            self.ops.append(self._prepare(literal, bound, position == delta))
             for name in _in_order(literal, binds(literal, bound) - bound):
                 self.slots[name] = len(self.slots)
             bound |= binds(literal, bound)
@@ -148,7 +155,7 @@ class _Body:
                 slots.append(self.slots[arg.name])
         return tuple(consts), tuple(positions), tuple(slots)
 
-    def _prepare(self, literal, bound: set[str]):
+    def _prepare(self, literal, bound: set[str], delta: bool):
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
@@ -163,7 +170,7 @@ class _Body:
                     first[arg.name] = position
                     outputs.append(position)
             return ("atom", literal.pred, positions, consts, _key_function(key_slots), _row_reader(outputs),
-                    tuple(checks))
+                    tuple(checks), delta)
         if isinstance(literal, S.Negation):
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             return ("not", literal.atom.pred, positions, consts, _key_function(key_slots))
@@ -172,20 +179,22 @@ class _Body:
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
                 return ("assign", _term_function(expr, slots))
-            return ("test", _COMPARE[literal.op], _term_function(literal.left, slots), _term_function(literal.right, slots))
+            return ("test", partial(compare, literal.op), _term_function(literal.left, slots),
+                    _term_function(literal.right, slots))
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
         return ("aggregate", agg, _key_function(tuple(slots[n] for n in agg.group)), bound_slot)
 
-    def run(self, store: _Store, values: dict) -> list[tuple]:
-        """All complete bindings; ``values`` maps an aggregate to its group → value table."""
+    def run(self, store: _Store, values: dict, delta: "_Store | None" = None) -> list[tuple]:
+        """All complete bindings; ``values`` maps an aggregate to its group → value table, and
+        the atom at position ``self.delta`` reads the ``delta`` store."""
         bindings: list[tuple] = [()]
         for op in self.ops:
             kind = op[0]
             if kind == "atom":
-                _, pred, positions, consts, key, read, checks = op
-                table = store.index(pred, positions, consts)
+                _, pred, positions, consts, key, read, checks, from_delta = op
+                table = (delta if from_delta else store).index(pred, positions, consts)
                 out = []
                 for binding in bindings:
                     for row in table.get(key(binding), ()):
@@ -201,7 +210,7 @@ class _Body:
             elif kind == "test":
                 _, compare, left, right = op
                 out = [b for b in bindings if (x := left(b)) is not None and (y := right(b)) is not None
-                       and _comparable(x, y) and compare(x, y)]
+                       and compare(x, y)]
             else:
                 _, agg, group, bound_slot = op
                 table, count = values[agg], agg.literal.func == "count"
@@ -255,45 +264,32 @@ def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
     return (lambda fire: get(fire + constants)) if constants else get
 
 
-def _comparable(a, b) -> bool:
-    return type(a) is type(b) or (isinstance(a, int) and isinstance(b, int))
-
-
 def _group_key(group: tuple):
     """A group as :func:`_key_function` reads it from a binding: a value, a tuple, or ()."""
     return group[0] if len(group) == 1 else group
 
 
-def _aggregate(func: str, values: set):
-    if func == "count":
-        return len(values)
-    if func == "sum":
-        return sum(values)
-    return max(values, key=_value_key) if func == "max" else min(values, key=_value_key)
-
-
-def _value_key(value):
-    return sort_key((value,))
-
-
 class _Rule:
-    """A compiled rule prepared for bottom-up evaluation, with its aggregates."""
+    """A compiled rule prepared for bottom-up evaluation, with its aggregates.
 
-    def __init__(self, compiled: CompiledRule):
+    In a recursive stratum, ``deltas`` holds one body per atom of the stratum's own
+    relations, reading that atom from the last round's new tuples (semi-naive evaluation).
+    """
+
+    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset()):
         self.compiled = compiled
         self.body = _Body(compiled.body, compiled.aggregates)
+        self.deltas = [_Body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
+                       if isinstance(literal, S.Atom) and literal.pred in stratum]
         self.inner = {}
         for agg in compiled.aggregates.values():
-            inner = _Body(agg.body, {})
+            inner = _Body(agg.context + agg.body, {})
             self.inner[agg] = (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))
         self.head = _row_function(compiled.rule.head.args, self.body.slots)
 
-    def helper_rows(self, store: _Store) -> dict[CompiledAggregate, list[tuple]]:
-        return {agg: list(map(reorder, body.run(store, {}))) for agg, (body, reorder) in self.inner.items()}
-
-    def evaluate(self, store: _Store) -> tuple[list[tuple], list[tuple], dict]:
-        """(fire tuples, head tuples, aggregate helper rows) of this rule over the store."""
-        helpers = self.helper_rows(store)
+    def aggregates(self, store: _Store) -> tuple[dict, dict]:
+        """(helper rows, group → value table) of each aggregate of this rule over the store."""
+        helpers = {agg: list(map(reorder, body.run(store, {}))) for agg, (body, reorder) in self.inner.items()}
         values = {}
         for agg, rows in helpers.items():
             groups = defaultdict(set)
@@ -301,10 +297,16 @@ class _Rule:
             term = (agg.group + agg.inner).index(agg.literal.term.name)
             for row in rows:
                 groups[row[:width]].add(row[term])
-            values[agg] = {_group_key(group): _aggregate(agg.literal.func, terms) for group, terms in groups.items()}
-        fires = self.body.run(store, values)
-        heads = list(map(self.head, fires))
-        return fires, heads, helpers
+            values[agg] = {_group_key(group): aggregate(agg.literal.func, terms) for group, terms in groups.items()}
+        return helpers, values
+
+    def fire(self, body: _Body, store: _Store, values: dict, delta: "_Store | None" = None):
+        """(fire tuples, head tuples) of one body of this rule."""
+        try:
+            fires = body.run(store, values, delta)
+        except IntegerLimit as error:
+            raise EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})") from None
+        return fires, list(map(self.head, fires))
 
 
 class _Plan:
@@ -314,7 +316,8 @@ class _Plan:
         moving = kb.program.moving()
         self.static, self.dynamic = [], []
         for members, recursive in kb.program.strata():
-            rules = [_Rule(c) for pred in members for c in kb.rules_for.get(pred, ())]
+            stratum = frozenset(members) if recursive else frozenset()
+            rules = [_Rule(c, stratum) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
 
@@ -326,12 +329,14 @@ class Materialisation:
     returns a materialisation of a batch of charts (their input facts) on top of it.
     """
 
-    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None):
+    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits()):
         self.kb = kb
         self.program = kb.program
         self.rules_for = kb.rules_for
         self.name = kb.name
         self.school = kb.school
+        self.limits = base.limits if base else limits
+        self.added = 0
         if base is None:
             self.plan = _Plan(kb)
             self.store = _Store()
@@ -357,15 +362,49 @@ class Materialisation:
 
     def _evaluate(self, strata) -> None:
         for rules, recursive in strata:
-            changed = True
-            while changed:
-                changed = False
+            values = {}
+            for rule in rules:
+                helpers, values[rule] = rule.aggregates(self.store)
+                for agg, rows in helpers.items():
+                    self._add(rule, agg.helper, rows)
+            if not recursive:
                 for rule in rules:
-                    fires, heads, helpers = rule.evaluate(self.store)
-                    self.store.add(rule.compiled.fire, fires)
-                    for agg, rows in helpers.items():
-                        self.store.add(agg.helper, rows)
-                    changed |= self.store.add(rule.compiled.rule.head.pred, heads) and recursive
+                    fires, heads = rule.fire(rule.body, self.store, values[rule])
+                    self._add(rule, rule.compiled.fire, fires)
+                    self._add(rule, rule.compiled.rule.head.pred, heads)
+                continue
+            delta = self._round(values, [(rule, rule.body) for rule in rules], None)
+            rounds = 1
+            while delta:
+                rounds += 1
+                if rounds > self.limits.rounds:
+                    rule, pred = next(iter(delta.values()))[0]
+                    raise EvaluationLimit(rule.compiled.rule, f"{pred} keeps growing: no fixpoint after "
+                                          f"{self.limits.rounds} rounds of recursion")
+                changes = _Store()
+                for pred, (_, rows) in delta.items():
+                    changes.add(pred, rows)
+                delta = self._round(values, [(rule, body) for rule in rules for body in rule.deltas], changes)
+
+    def _round(self, values, bodies, changes) -> dict:
+        """Fire the bodies once; the new head tuples by relation, with the first rule that made them."""
+        new: dict[str, tuple] = {}
+        for rule, body in bodies:
+            fires, heads = rule.fire(body, self.store, values[rule], changes)
+            self._add(rule, rule.compiled.fire, fires)
+            pred = rule.compiled.rule.head.pred
+            fresh = set(heads) - self.store.rows(pred)
+            if fresh:
+                self._add(rule, pred, fresh)
+                first, rows = new.get(pred, ((rule, pred), set()))
+                new[pred] = (first, rows | fresh)
+        return new
+
+    def _add(self, rule: _Rule, pred: str, rows) -> None:
+        self.added += self.store.add(pred, rows)
+        if self.added > self.limits.tuples:
+            raise EvaluationLimit(rule.compiled.rule, f"{pred} grew past the limit of {self.limits.tuples} "
+                                  "derived tuples")
 
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
@@ -390,4 +429,4 @@ class Materialisation:
         if not rows:
             return None
         term = (agg.group + agg.inner).index(agg.literal.term.name)
-        return _aggregate(agg.literal.func, {row[term] for row in rows})
+        return aggregate(agg.literal.func, {row[term] for row in rows})

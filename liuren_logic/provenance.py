@@ -28,7 +28,8 @@ import networkx as nx
 
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
-from .engine import KnowledgeBase, Value, sort_key
+from .engine import KnowledgeBase
+from .semantics import Value, arithmetic, compare, sort_key
 from .errors import LiurenError
 from .labels import atom_label, fill
 
@@ -67,27 +68,13 @@ class Firing:
 
 
 def substitute(term, binding: dict):
-    """The value of a term under a binding (None when a variable is unbound)."""
+    """The value of a term under a binding (None when a variable is unbound or it has no value)."""
     if isinstance(term, S.Const):
         return term.value
     if isinstance(term, S.Var):
         return binding.get(term.name)
     left, right = substitute(term.left, binding), substitute(term.right, binding)
-    if left is None or right is None:
-        return None
-    if not (isinstance(left, int) and isinstance(right, int)):
-        return None
-    if term.op == "mod":
-        return left % right if right else None
-    return {"+": left + right, "-": left - right, "*": left * right}[term.op]
-
-
-def compare(op: str, left, right) -> bool:
-    if op in ("=", "!="):
-        return (left == right) == (op == "=")
-    if type(left) is not type(right):
-        return False
-    return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[op]
+    return None if left is None or right is None else arithmetic(term.op, left, right)
 
 
 def show_term(term, binding: dict) -> str:
@@ -347,7 +334,8 @@ class Explainer:
                 value = substitute(expr, binding)
                 return [] if value is None else [{**binding, target: value}]
             left, right = substitute(literal.left, binding), substitute(literal.right, binding)
-            return [binding] if compare(literal.op, left, right) else []
+            holds = left is not None and right is not None and compare(literal.op, left, right)
+            return [binding] if holds else []
         agg = compiled.aggregates[literal]
         value = self.kb.aggregate_value(agg, [binding[n] for n in agg.group])
         if value is None and literal.func == "count":

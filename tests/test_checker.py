@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from liuren_logic.checker import check
+from liuren_logic.checker import check, pydatalog_problems, warnings
+from liuren_logic.engine import KnowledgeBase
 from liuren_logic.errors import KBError
+from liuren_logic.evaluate import Limits, Materialisation
 from liuren_logic.parser import parse
+from liuren_logic.semantics import EvaluationLimit
 
 HEADER = """@kind b: 子 丑 寅.
 @kind s: 甲 乙.
@@ -68,11 +71,55 @@ def test_aggregate_through_recursion_is_rejected():
     assert any("through recursion" in p.message for p in found)
 
 
-def test_right_recursion_over_a_cyclic_relation_is_rejected_not_hung():
+def test_right_recursion_over_a_cyclic_relation_is_refused_by_pydatalog_alone():
     ring = " ".join(f"e({a}, {b})." for a, b in zip("子丑寅", "丑寅子"))
-    found = problems(ring + "\nt(X, Z) :- e(X, Y), t(Y, Z).\nt(X, Y) :- e(X, Y).")
+    program = check([parse(HEADER + ring + "\nt(X, Z) :- e(X, Y), t(Y, Z).\nt(X, Y) :- e(X, Y).", "t.dl")])
+    assert len(Materialisation(KnowledgeBase(program)).query("t", [None, None])) == 9
+    found = pydatalog_problems(program)
     assert len(found) == 1 and where(found[0]) == (2, 21)
     assert "right recursion" in found[0].message and "子 → 丑 → 寅" in found[0].message
+    with pytest.raises(KBError, match="right recursion"):
+        KnowledgeBase(program).query("t", [None, None])
+
+
+def test_the_right_recursion_guard_sees_every_column():
+    text = ("@pred flight(a: text, x: text, y: text).\n@pred va(x: text, y: text).\n"
+            'flight("VA", "a", "b"). flight("VA", "b", "a"). flight("QA", "c", "c").\n'
+            'va(X, Y) :- flight("VA", X, Y).\nva(X, Y) :- flight("VA", X, Z), va(Z, Y).\n')
+    found = pydatalog_problems(check([parse(text, "t.dl")]))
+    assert len(found) == 1 and "has the cycle a → b → a" in found[0].message
+    acyclic = text.replace('flight("VA", "b", "a")', 'flight("QA", "b", "a")')
+    kb = KnowledgeBase(check([parse(acyclic, "t.dl")]))
+    assert kb.query("va", [None, None]) == [("a", "b")]
+
+
+def test_mutual_recursion_answers_under_both_engines_and_three_relations_are_refused_by_pydatalog():
+    pair = "@pred base(x: int).\n@pred a(x: int).\n@pred b(x: int).\nbase(1).\na(X) :- base(X).\na(X) :- b(X).\nb(X) :- a(X).\n"
+    kb = KnowledgeBase(check([parse(pair, "t.dl")]))
+    assert kb.query("b", [None]) == Materialisation(kb).query("b", [None]) == [(1,)]
+    three = pair.replace("b(X) :- a(X).", "@pred c(x: int).\nb(X) :- c(X).\nc(X) :- a(X).")
+    program = check([parse(three, "t.dl")])
+    assert Materialisation(KnowledgeBase(program)).query("c", [None]) == [(1,)]
+    assert "mutually recursive through 3 relations (a → c → b → a)" in pydatalog_problems(program)[0].message
+
+
+def test_arithmetic_feeding_its_own_recursion_is_a_warning_and_stops_with_one_error():
+    program = check([parse("@pred n(x: int).\nn(0).\nn(X) :- n(Y), X = Y + 1.\n", "t.dl")])
+    found = warnings(program)
+    assert [(p.position.line, p.position.col) for p in found] == [(3, 15)] and "never end" in found[0].message
+    with pytest.raises(EvaluationLimit, match=r"rule t\.3 \(t\.dl:3:1\): n keeps growing: no fixpoint after 50 rounds"):
+        Materialisation(KnowledgeBase(program), limits=Limits(rounds=50))
+    with pytest.raises(KBError, match="computes an argument of n"):
+        KnowledgeBase(program).query("n", [None])
+
+
+def test_integer_size_and_derived_tuples_are_bounded_naming_the_rule():
+    doubling = check([parse("@pred n(x: int).\nn(1).\nn(X) :- n(Y), X = Y * 2.\n", "t.dl")])
+    with pytest.raises(EvaluationLimit, match=r"rule t\.3 .*larger than 2\*\*63 \(deriving n\)"):
+        Materialisation(KnowledgeBase(doubling))
+    square = check([parse(HEADER + "e(子, 丑). e(丑, 寅). e(寅, 子).\nt(X, Y) :- e(X, _), e(Y, _).\n", "t.dl")])
+    with pytest.raises(EvaluationLimit, match=r"t grew past the limit of 10 derived tuples"):
+        Materialisation(KnowledgeBase(square), limits=Limits(tuples=10))
 
 
 def test_left_recursion_and_right_recursion_over_acyclic_facts_pass():
