@@ -54,7 +54,7 @@ def digest_of_code(package: Path) -> bytes:
 
 def module(path: str, data: bytes, parse) -> S.Module:
     """The parsed form of the KB file ``path`` with these bytes; ``parse()`` computes it on a miss."""
-    name = _entry_name(path.encode(), data)
+    name = _entry_name(path.encode("utf-8", "surrogateescape"), data)
     if name in _memory:
         return _memory[name]
     folder = _usable_directory()

@@ -38,6 +38,9 @@ _TERMINAL_NAMES = {
 }
 
 
+MAX_DIGITS = 4300  # Python's limit on converting digits to an int
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = files("liuren_logic").joinpath("kb.lark").read_text("utf-8")
@@ -79,6 +82,8 @@ class _Builder(Transformer):
     def constant(self, children):
         (token,) = children
         if token.type in ("INT", "SIGNED_INT"):
+            if len(token.lstrip("+-")) > MAX_DIGITS:
+                raise _Located(self._pos(token), f"a number of {len(token.lstrip('+-'))} digits (at most {MAX_DIGITS})")
             value = int(token)
         elif token.type == "STRING":
             value = _unquote(str(token))
