@@ -14,6 +14,7 @@ and checked with the rest.
 """
 from __future__ import annotations
 
+import os
 import tomllib
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -26,6 +27,7 @@ from .errors import InputError, KBError
 from .parser import parse_file
 
 
+DEFAULT = "default"  # the school that supplies what another school leaves out
 # Readings the calendar applies (not KB files): topic → the readings it knows.
 CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "true_solar")}
 
@@ -41,6 +43,7 @@ class School:
     include: tuple[str, ...]
     readings: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    defaulted: tuple[str, ...] = ()  # what the school file left out and the default school supplied
 
     def files(self, root: Path) -> list[Path]:
         paths = []
@@ -58,7 +61,20 @@ class School:
                 raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(sorted(readings))}")
             readings[topic] = reading
         name = self.name + "".join(f"+{t}={r}" for t, r in sorted(overrides.items()) if self.readings[t] != r)
-        return School(name, self.include, readings, self.labels)
+        return School(name, self.include, readings, self.labels, self.defaulted)
+
+    def completed(self, default: "School") -> "School":
+        """This school with the default's folders and readings wherever it names none."""
+        missing = sorted(set(default.readings) - set(self.readings))
+        readings = {**{t: default.readings[t] for t in missing}, **self.readings}
+        defaulted = (() if self.include else ("include",)) + tuple(missing)
+        return School(self.name, self.include or default.include, readings, self.labels, defaulted)
+
+    def note(self) -> str:
+        """What the school took from the default school, in one line ('' when nothing)."""
+        taken = [f"include={','.join(self.include)}" if t == "include" else f"{t}={self.readings[t]}"
+                 for t in self.defaulted]
+        return f"school {self.name} leaves these to the default school: {'; '.join(taken)}" if taken else ""
 
 
 def reading_file(root: Path, topic: str, reading: str) -> Path:
@@ -82,12 +98,17 @@ def read_school(name_or_path: str) -> School:
         raise InputError(f"{path}: not a valid school file: {error}") from None
     readings = data.get("readings", {})
     if isinstance(readings, dict):  # a user's reading file is named relative to the school file
-        readings = {t: str((path.parent / r).resolve()) if isinstance(r, str) and r.endswith(".dl") else r
+        readings = {t: os.path.realpath(path.parent / r) if isinstance(r, str) and r.endswith(".dl") else r
                     for t, r in readings.items()}
     if not isinstance(readings, dict) or not all(isinstance(v, str) for v in readings.values()):
         raise InputError(f"{path}: [readings] must map topics to reading names")
-    return School(str(data.get("name", path.stem)), tuple(data.get("include", ())), dict(readings),
-                  {k: str(data[k]) for k in ("zh", "en") if k in data})
+    include = data.get("include", [])
+    if not isinstance(include, list) or not all(isinstance(v, str) for v in include):
+        raise InputError(f"{path}: include must be a list of KB folder names")
+    school = School(str(data.get("name", path.stem)), tuple(include), dict(readings),
+                    {k: str(data[k]) for k in ("zh", "en") if k in data})
+    default = kb_root() / "schools" / f"{DEFAULT}.toml"
+    return school if os.path.samefile(path, default) else school.completed(read_school(str(default)))
 
 
 def parse_readings(text: str) -> dict[str, str]:
