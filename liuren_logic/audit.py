@@ -108,10 +108,14 @@ def moments(start: str, stop: str, step: str) -> list[datetime]:
     units = {"m": "minutes", "h": "hours", "d": "days"}
     try:
         delta = timedelta(**{units[step[-1]]: float(step[:-1])})
+    except (KeyError, ValueError, IndexError, OverflowError):
+        raise InputError(f"--step {step!r}: expected a step like 2h, 30m or 1d") from None
+    try:
         first, last = (datetime.fromisoformat(t.replace(" ", "T")) for t in (start, stop))
-    except (KeyError, ValueError, IndexError):
-        raise InputError(f"cannot read the range {start!r} … {stop!r} every {step!r}: "
-                         "expected dates like 2024-01-01 12:00 and a step like 2h, 30m or 1d") from None
+    except ValueError:
+        raise InputError(f"--from/--to {start!r} … {stop!r}: expected date-times like 2024-01-01 12:00") from None
+    if (first.tzinfo is None) != (last.tzinfo is None):
+        raise InputError(f"--from/--to {start!r} … {stop!r}: give a UTC offset on both or on neither")
     if delta <= timedelta(0) or last < first:
         raise InputError(f"the range {start} … {stop} every {step} is empty")
     count = int((last - first) / delta) + 1
@@ -175,14 +179,21 @@ class CaseVerdict:
     follows: tuple  # the schools whose 三傳 agree with the book
 
 
+CASE_FIELDS = ("day", "yuejiang", "hour", "sanchuan")
+
+
 def follows(sessions: Sequence[Session], cases: Sequence[dict]) -> list[CaseVerdict]:
     """For each worked case (day, yuejiang, hour, sanchuan), which readings give the book's 三傳."""
     verdicts = []
-    for case in cases:
-        try:
-            day, jiang, hour, book = case["day"], case["yuejiang"], case["hour"], case["sanchuan"]
-        except KeyError as missing:
-            raise InputError(f"case {case.get('seq', '?')} has no {missing.args[0]!r}") from None
+    for number, case in enumerate(cases, 1):
+        if not isinstance(case, dict):
+            raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan")
+        for name in CASE_FIELDS:
+            value = case.get(name)
+            if not (isinstance(value, str) or name == "sanchuan" and isinstance(value, list)
+                    and all(isinstance(v, str) for v in value)):
+                raise InputError(f"case {case.get('seq', number)!s:.40}: {name} is missing or not text")
+        day, jiang, hour, book = (case[name] for name in CASE_FIELDS)
         book = "".join(book)
         answers = {s.name: s.cast(day, jiang, hour).sanchuan for s in sessions}
         label = f"{case.get('seq', len(verdicts) + 1)} {day} {jiang}將{hour}時"
