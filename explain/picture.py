@@ -3,7 +3,8 @@
 :func:`to_dot` writes DOT itself (networkx's ``to_pydot`` breaks on a ``:`` in a node
 name): opaque ids ``n0 n1 …`` in the order of a walk from the root, the reader's text in
 ``label``. :func:`render` runs Graphviz ``dot`` when it is on ``PATH`` (no shell), and
-otherwise draws a layered layout with networkx and matplotlib in a CJK font.
+otherwise draws a layered layout with networkx and matplotlib in a CJK font (labels are
+plain text there: a ``$`` in a KB label is not read as mathematics).
 
 Styling is data: ``NODE_STYLE`` (by node kind), ``FAILED``, ``EDGE_STYLE`` and ``FONT``
 below; every function takes overrides. Chosen candidates (edge ``chosen=True``) are
@@ -287,7 +288,7 @@ def draw_matplotlib(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", node_
         boxes = {}
         for n, (x, y) in pos.items():
             style = node_style(graph.nodes[n], node_styles)
-            boxes[n] = ax.text(x, y, "\n".join(texts[n]), ha="center", va="center", zorder=2,
+            boxes[n] = ax.text(x, y, "\n".join(texts[n]), ha="center", va="center", zorder=2, parse_math=False,
                                color=style.get("fontcolor", "black"), bbox=_box(style))
         for a, b in graph.edges:
             style = edge_style(graph.edges[a, b], edge_styles, graph.nodes[a])
@@ -298,7 +299,7 @@ def draw_matplotlib(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", node_
             if "label" in style:
                 (xa, ya), (xb, yb) = pos[a], pos[b]
                 ax.text((xa + xb) / 2, (ya + yb) / 2, style["label"], color=style.get("fontcolor", "#555555"),
-                        ha="center", va="center", fontsize=7, zorder=3)
+                        ha="center", va="center", fontsize=7, zorder=3, parse_math=False)
         out = io.BytesIO()
         fig.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {}, dpi=110)
     return out.getvalue()
