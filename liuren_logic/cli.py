@@ -1,12 +1,17 @@
 """The ``liuren`` command: cast, why, why-not, teach, page, table, audit, kb check, kb show.
 
 Every error a user can cause ends in one clear message and exit status 2 (1 when
-``kb check`` finds problems); no traceback.
+``kb check`` finds problems), Ctrl-C in one line and status 130; no traceback. Text
+from KB files is printed with control characters escaped, and files are written whole
+(a temporary file renamed), never over a file the command reads.
 """
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -15,6 +20,12 @@ import networkx as nx
 
 from .errors import InputError, KBError, LiurenError
 from .script import simplified
+from .userfiles import read_regular, write_replacing
+
+CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
+# Characters that could move a terminal's cursor, recolour it or reorder text: C0 and C1
+# controls (not newline or tab), bidirectional and zero-width marks.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -132,11 +143,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _session(args):
+def printable(text: str) -> str:
+    """``text`` with control characters written as ``\\uXXXX`` (valid inside JSON strings too)."""
+    return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def _say(text: str) -> None:
+    print(printable(text), file=sys.stderr)
+
+
+def _session(args, school: Optional[str] = None, readings: Optional[dict] = None):
+    """A session for the command's school (or ``school``), saying what an incomplete school left to the default."""
     from .school import parse_readings
     from .session import Session
 
-    return Session(args.school, parse_readings(args.reading), args.kb, engine=args.engine)
+    session = Session(school or args.school, parse_readings(args.reading) if readings is None else readings,
+                      args.kb, engine=args.engine)
+    if session.kb.school is not None and session.kb.school.note():
+        _say(f"liuren: note: {session.kb.school.note()}")
+    return session
 
 
 def _chart(session, args, required: bool = True):
@@ -159,7 +184,7 @@ def _chart(session, args, required: bool = True):
 
 
 def _emit(text: str, args) -> None:
-    print(simplified(text) if getattr(args, "simplified", False) else text)
+    print(printable(simplified(text) if getattr(args, "simplified", False) else text))
 
 
 def _graph_json(graph: nx.DiGraph) -> str:
@@ -192,11 +217,11 @@ def cmd_why(args, negative: bool = False) -> int:
         graph = session.why(chart, args.question, args.value)
     fmt = args.format or ("json" if args.json else "text")
     if fmt == "json":
-        _write(_graph_json(graph), args)
+        _write(_graph_json(graph), args, [session])
     elif fmt == "text":
-        _write(render(graph, args.lang, args.depth, full=args.full), args)
+        _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
     else:
-        _write(_picture(graph, fmt, args), args)
+        _write(_picture(graph, fmt, args), args, [session])
     return 0
 
 
@@ -219,19 +244,15 @@ def _simplified_graph(graph: nx.DiGraph) -> nx.DiGraph:
     return out
 
 
-def _write(data: str | bytes, args) -> None:
-    """Text or bytes to ``--output`` or standard output (simplified when asked)."""
-    if isinstance(data, str) and getattr(args, "simplified", False):
-        data = simplified(data)
+def _write(data: str | bytes, args, sessions=(), what: str = "--output") -> None:
+    """Text or bytes to ``--output`` or standard output (simplified when asked), never over a file read."""
+    if isinstance(data, str):
+        data = printable(simplified(data) if getattr(args, "simplified", False) else data)
     output = getattr(args, "output", None)
     if output is not None:
-        try:
-            if isinstance(data, bytes):
-                output.write_bytes(data)
-            else:
-                output.write_text(data if data.endswith("\n") else data + "\n", encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"cannot write {output}: {error.strerror}") from None
+        if isinstance(data, str):
+            data = (data if data.endswith("\n") else data + "\n").encode("utf-8", "surrogateescape")
+        write_replacing(output, data, _files_read(args, sessions), what)
     elif isinstance(data, bytes):
         if sys.stdout.isatty():
             raise InputError("that output is binary: give --output FILE")
@@ -240,6 +261,17 @@ def _write(data: str | bytes, args) -> None:
         sys.stdout.buffer.flush()
     else:
         print(data)
+
+
+def _files_read(args, sessions) -> list[Path]:
+    """Every file the command read: the sessions' KB files, school files, --kb and --cases."""
+    from .school import kb_root
+
+    files = list(getattr(args, "kb", ())) + [p for p in (getattr(args, "cases", None),) if p is not None]
+    files += [Path(s) for s in (getattr(args, "school", None), getattr(args, "vs", None)) if s and s.endswith(".toml")]
+    for session in sessions:
+        files += session.kb.school.files(kb_root()) if session.kb.school is not None else []
+    return files
 
 
 def cmd_teach(args) -> int:
@@ -271,7 +303,7 @@ def cmd_page(args) -> int:
 
     session = _session(args)
     chart = _chart(session, args)
-    _write(page(chart, args.lang), args)
+    _write(page(chart, args.lang), args, [session])
     return 0
 
 
@@ -294,13 +326,16 @@ def cmd_kb_check(args) -> int:
 
     paths = list(args.paths)
     if not args.alone:  # the school's files, then the user's (a school file named again is read once)
-        school = read_school(args.school).files(kb_root())
-        known = {p.resolve() for p in school}
-        paths = school + [p for p in paths if p.resolve() not in known]
+        chosen = read_school(args.school)
+        if chosen.note():
+            _say(f"liuren: note: {chosen.note()}")
+        school = chosen.files(kb_root())
+        known = {os.path.realpath(p) for p in school}
+        paths = school + [p for p in paths if os.path.realpath(p) not in known]
     try:
         kb = load_files(paths)
     except KBError as error:
-        print(str(error), file=sys.stderr)
+        _say(str(error))
         count = len(error.problems)
         print(f"{count} problem{'s' * (count != 1)} found", file=sys.stderr)
         return 1
@@ -313,14 +348,12 @@ def cmd_kb_check(args) -> int:
 def cmd_audit(args) -> int:
     from . import audit as A
     from .school import parse_readings
-    from .session import Session
 
     base = _session(args)
     if "=" in args.vs:
-        readings = {**parse_readings(args.reading), **parse_readings(args.vs)}
-        other = Session(args.school, readings, args.kb, engine=args.engine)
+        other = _session(args, readings={**parse_readings(args.reading), **parse_readings(args.vs)})
     else:
-        other = Session(args.vs, parse_readings(args.reading), args.kb, engine=args.engine)
+        other = _session(args, school=args.vs)
     if args.cases is not None:
         return _audit_cases(args, [base, other])
     if args.start or args.stop:
@@ -331,7 +364,7 @@ def cmd_audit(args) -> int:
     else:
         times = {"both": (True, False), "day": (True,), "night": (False,)}[args.times]
         inputs_of = lambda s: A.table_inputs(s, times)  # noqa: E731
-    progress = (lambda text: print(text, file=sys.stderr)) if sys.stderr.isatty() else None
+    progress = _say if sys.stderr.isatty() else None
     audit = A.compare(base, other, inputs_of, progress)
     explained = {}
     for wanted in args.explain:
@@ -352,14 +385,15 @@ def cmd_audit(args) -> int:
     if args.html is not None:
         from .explain.audit_page import audit_html
 
-        _write(audit_html(audit, explained, args.lang), argparse.Namespace(output=args.html, simplified=args.simplified))
+        _write(audit_html(audit, explained, args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
+               [base, other], "--html")
     return 0
 
 
 def _audit_chart(session, wanted: str) -> str:
     """A chart id from ``DAY/OFFSET[/night]`` or the id itself."""
     parts = wanted.split("/")
-    if len(parts) in (2, 3) and parts[1].isdigit():
+    if len(parts) in (2, 3) and re.fullmatch("[0-9]{1,2}", parts[1]):
         night = len(parts) == 3 and parts[2] == "night"
         return session.offset_input(parts[0], int(parts[1]), daytime=not night).id
     return wanted
@@ -378,12 +412,17 @@ def _question(audit, chart_id: str) -> str:
 def _audit_cases(args, sessions) -> int:
     from .audit import follows, render_cases
 
+    data = read_regular(args.cases, "--cases", CASES_LIMIT)
     try:
-        cases = json.loads(args.cases.read_text("utf-8"))
-    except (OSError, ValueError) as error:
-        raise InputError(f"cannot read the cases {args.cases}: {error}") from None
+        cases = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise InputError(f"--cases {args.cases}: byte {error.start} is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"--cases {args.cases}:{error.lineno}:{error.colno}: {error.msg}") from None
+    except (ValueError, RecursionError):
+        raise InputError(f"--cases {args.cases}: a number too long or lists nested too deep") from None
     if not isinstance(cases, list):
-        raise InputError(f"{args.cases}: expected a JSON list of cases")
+        raise InputError(f"--cases {args.cases}: expected a JSON list of cases")
     verdicts = follows(sessions, cases)
     if args.json:
         _emit(json.dumps([v.__dict__ for v in verdicts], ensure_ascii=False, indent=1), args)
@@ -415,7 +454,15 @@ def cmd_kb_show(args) -> int:
     return 0
 
 
+def _tolerant(stream) -> None:
+    """Let a stream that cannot encode some text (PYTHONIOENCODING=ascii, a non-UTF-8 path) escape it."""
+    if isinstance(stream, io.TextIOWrapper):
+        stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    _tolerant(sys.stdout)
+    _tolerant(sys.stderr)
     try:
         args = build_parser().parse_args(argv)
         if args.command == "cast":
@@ -432,10 +479,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_audit(args)
         return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
     except KBError as error:
-        print(str(error), file=sys.stderr)
+        _say(str(error))
         return 2
     except LiurenError as error:
-        print(f"liuren: {error}", file=sys.stderr)
+        _say(f"liuren: {error}")
+        return 2
+    except KeyboardInterrupt:
+        _say("liuren: interrupted")
+        return 130
+    except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
+        _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
     except BrokenPipeError:
         return 0
