@@ -79,8 +79,10 @@ def test_day_boundary_over_a_date_range():
 
 
 def test_bad_ranges_are_named():
-    with pytest.raises(InputError, match="cannot read the range"):
+    with pytest.raises(InputError, match="--from/--to '2024-03-01' … 'soon': expected date-times"):
         moments("2024-03-01", "soon", "1h")
+    with pytest.raises(InputError, match="--step 'infh'"):
+        moments("2024-03-01", "2024-03-02", "infh")
     with pytest.raises(InputError, match="is empty"):
         moments("2024-03-02", "2024-03-01", "1h")
 
