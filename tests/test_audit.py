@@ -17,30 +17,32 @@ def default():
     return Session()
 
 
-def test_seed000_punishment_changes_exactly_the_fuyin_chains_through_shen_yin_or_wei_chou(default):
+def test_seed000_punishment_walks_one_chain_and_keeps_three_transmissions(default):
+    """Seed 000's chains 丑戌未辰, 寅巳申亥, 子卯午, 卯子酉 change exactly the 伏吟 walks through a
+    disputed arrow (申→寅, 未→丑) or from 卯 to 子 and back; every chart keeps three transmissions."""
     other = Session(readings={"punishment": "seed000"})
     audit = compare(default, other)
     disputed = {("申", "寅"), ("未", "丑")}
     expected = set()
     for chart in default.cast_many(_table(default)):
         chain = chart.sanchuan
-        if chart.method == "伏吟" and {(chain[0], chain[1]), (chain[1], chain[2])} & disputed:
+        if chart.method == "伏吟" and ({(chain[0], chain[1]), (chain[1], chain[2])} & disputed or chain == "卯子卯"):
             expected.add(chart.id)
     assert set(audit.changed("三傳")) == expected
+    assert len(expected) == 2 * 33  # 33 of the 60 伏吟 days, each by day and by night
+    for d in (d for d in audit.differences if d.conclusion == "三傳"):
+        assert len(d.before) == len(d.after) == 3, d
+    walks = {other.cast_offset(day, 0).sanchuan for day in ("庚午", "辛未", "丁卯")}
+    assert walks == {"申亥巳", "未辰戌", "卯子酉"}
     lost = {name for d in audit.differences for name in d.lost()}
     assert {"朋刑", "干刑", "支刑"} <= lost  # the 刑 patterns that vanish with 申→寅 and 未→丑
-    assert not {name for d in audit.differences if d.conclusion == "patterns" for name in d.gained()} - {"自刑"}
-    assert len(expected) == 2 * 30  # 30 of the 60 伏吟 days, each by day and by night
-    for chart_id in sorted(expected)[:3]:
-        chart = other.chart(chart_id)
-        assert len(chart.sanchuan) < 3  # seed 000 gives no branch for 申 or 未 to punish: no rule fires
-        position = "middle" if len(chart.sanchuan) == 1 else "final"
-        graphs = explain(default, other, chart_id, position)
-        assert set(graphs) == {default.name, other.name}
-        variant = graphs[other.name]
-        fails = {variant.nodes[n].get("rule") for n in variant if variant.nodes[n]["kind"] == "fail"}
-        assert f"fuyin.{position}" in fails
-        assert graphs[default.name].nodes[graphs[default.name].graph["root"]]["kind"] == "atom"
+    chart_id = other.cast_offset("庚午", 0).id
+    graphs = explain(default, other, chart_id, "final")
+    assert set(graphs) == {default.name, other.name}
+    for name, graph in graphs.items():
+        assert graph.nodes[graph.graph["root"]]["kind"] == "atom", name
+    rules = {graphs[other.name].nodes[n].get("rule") for n in graphs[other.name]}
+    assert {"fuyin.final_clash", "punishment.next_end", "punishment.end"} <= rules  # 申 → 亥, which ends its chain
 
 
 def _table(session):
@@ -142,7 +144,11 @@ def test_a_users_own_reading_file_and_school_file(tmp_path):
     mine.write_text("% 三刑 without 自刑: an example of a user's reading\n"
                     "@pred punishes(a: branch, b: branch) zh \"{a}刑{b}\" en \"{a} punishes {b}\".\n"
                     "punishes(寅, 巳). punishes(巳, 申). punishes(申, 寅). punishes(丑, 戌). punishes(戌, 未).\n"
-                    "punishes(未, 丑). punishes(子, 卯). punishes(卯, 子).\n", "utf-8")
+                    "punishes(未, 丑). punishes(子, 卯). punishes(卯, 子).\n"
+                    "@pred punish_first(a: branch, b: branch) zh \"{a}起而刑{b}\" en \"{a} starts a walk to {b}\".\n"
+                    "@pred punish_next(p: branch, a: branch, b: branch) zh \"{p}{a}{b}\" en \"{p}, {a}, {b}\".\n"
+                    "punish_first(A, B) :- punishes(A, B).\n"
+                    "punish_next(P, A, B) :- punishes(P, A), punishes(A, B).\n", "utf-8")
     school = tmp_path / "mine.toml"
     default = Session().kb.school.readings
     readings = "\n".join(f'{t} = "{r}"' for t, r in default.items() if t != "punishment")

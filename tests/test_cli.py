@@ -104,7 +104,7 @@ def test_cast_at_a_moment_states_the_calendar(capsys):
 def test_audit_json_and_cases(capsys, tmp_path):
     code, out, _ = run(capsys, "audit", "--vs", "punishment=seed000", "--times", "day", "--json", "--explain", "庚午/0")
     data = json.loads(out)
-    assert code == 0 and data["summary"]["三傳"] == 30 and data["charts"] == 720
+    assert code == 0 and data["summary"]["三傳"] == 33 and data["charts"] == 720  # 30 walks through 申→寅 or 未→丑, 3 of 卯子卯
     assert set(data["explained"]["庚午日午將午時"]) == {"default", "default+punishment=seed000"}
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([{"seq": 1, "day": "癸卯", "yuejiang": "戌", "hour": "子", "sanchuan": "丑亥酉"}]), "utf-8")

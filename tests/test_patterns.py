@@ -334,13 +334,18 @@ def test_punishment_patterns_follow_the_loaded_reading(fast, bulk):
     where = {chart.id: (chart.day, chart.offset) for chart in charts}
     seed000 = {where[c] for c, p in _rows(other, charts, "pattern", 2) if p == "干刑"}
     common = charts_with(bulk, "干刑")
-    lost = common - seed000
-    assert lost and seed000 <= common
-    # what only the common reading has is 申 punishing 寅 or 未 punishing 丑 at the stem, unless
-    # the transmissions themselves changed (伏吟 takes its transmissions through 刑)
+    lost, gained = common - seed000, seed000 - common
+    assert lost and gained
+    # at the stem, only the common reading has 申 punishing 寅 (甲) or 未 punishing 丑 (癸), and only
+    # seed 000's has 未 punishing 辰 (乙) or 申 punishing 亥 (壬), unless the transmissions themselves
+    # changed (伏吟 takes its transmissions through 刑)
     common_sanchuan = {chart.id: chart.sanchuan for chart in fast.table()}
     same = {(c.day, c.offset) for c in charts if c.sanchuan == common_sanchuan[c.id]}
-    assert all(day[0] in "甲癸" for day, offset in lost & same)
+    assert {day[0] for day, offset in lost & same} == set("甲癸")
+    assert {day[0] for day, offset in gained & same} == set("乙壬")
+    # 朋刑 stays within the seed's two triads: 未刑辰 and 申刑亥 are 刑, but not 朋刑
+    peng = {where[c] for c, p in _rows(other, charts, "pattern", 2) if p == "朋刑"}
+    assert peng and ("乙巳", 3) in seed000 and ("乙巳", 3) not in peng  # 未 over 辰, the stem's lodging
 
 
 # 天將 ---------------------------------------------------------------------------------------
