@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from liuren_logic import Session
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+# the seeds and cases beside the checkout, or where LIUREN_SHARED says (a worktree elsewhere)
+SHARED = Path(os.environ.get("LIUREN_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 ENGINE = "materialise"  # the engine the shared session fixture casts with
 
 
