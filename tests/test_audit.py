@@ -66,10 +66,10 @@ def test_shehai_shortcut_changes_only_shehai_charts_and_the_cases_it_explains(de
 
 def test_jia_yang_noble_table_changes_the_generals_of_720_chart_day_night_pairs(default):
     audit = compare(default, Session(readings={"noble": "jia_yang"}))
-    assert audit.summary()["generals"] == 720  # 甲 乙 丙 辛 癸 days: 30 days × 12 offsets × day and night
+    assert audit.summary()["generals"] == 720  # 甲 乙 丙 辛 壬 days: 30 days × 12 offsets × day and night
     assert audit.summary()["三傳"] == 0
     stems = {d.day[0] for d in audit.differences}
-    assert stems == set("甲乙丙辛癸")
+    assert stems == set("甲乙丙辛壬")  # 癸 takes 巳 by day in both tables; 壬 巳 (甲牛) or 卯 (甲羊, 壬兔)
 
 
 def test_day_boundary_over_a_date_range():
@@ -136,7 +136,7 @@ def test_zhinan_generals_follow_the_palace_direction_and_the_jia_niu_table(zhina
                 short = session.base.query("general_short", [chart.generals[row["branch"]], None])[0][1]
                 count += aliases.get(row["general"], row["general"]) == short
         agree[name] = count
-    assert agree == {"default": 165, "direction=daynight": 81, "noble=jia_yang": 119}
+    assert agree == {"default": 196, "direction=daynight": 104, "noble=jia_yang": 119}
 
 
 def test_a_users_own_reading_file_and_school_file(tmp_path):
