@@ -257,6 +257,8 @@ def test_borrowed_profit_needs_an_earth_general_on_the_wood_trine(fast, bulk):
     # ride 未亥卯; 天空 counts as earth (戌土), so whichever earth general rides them makes the
     # seed's example 借益格, and without one it is not.
     chart = fast.cast_offset("壬子", 4, daytime=False)
+    # with 壬's night noble on 卯 (the table of practice) they are the seed's own 勾陳 太常 貴人
+    assert [t.general for t in chart.transmissions] == ["勾陳", "太常", "貴人"]
     earth = {t.general for t in chart.transmissions} & {"貴人", "勾陳", "太常", "天空"}
     found = "借益格" in {name for (name,) in chart.rows("pattern")}
     assert found == bool(earth)
