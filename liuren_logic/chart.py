@@ -16,22 +16,28 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ChartInput:
-    """What a chart is cast from: the day pillar, the 月將 and the hour branch."""
+    """What a chart is cast from: the day pillar, the 月將 and the hour branch, and optionally
+    the month and year pillars (each a (stem, branch) pair)."""
 
     stem: str
     branch: str
     jiang: str
     hour: str
+    month: Optional[tuple[str, str]] = None
+    year: Optional[tuple[str, str]] = None
 
     @property
     def id(self) -> str:
-        return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時"
+        pillars = "".join(f"{''.join(p)}{word}" for p, word in ((self.month, "月"), (self.year, "年")) if p)
+        return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時{pillars}"
 
     def facts(self) -> list[tuple[str, list, str]]:
         """(relation, arguments, why it holds) for each input fact."""
+        given = [(name, pillar) for name, pillar in (("month", self.month), ("year", self.year)) if pillar]
         return [("day", [self.id, self.stem, self.branch], f"given: day {self.stem}{self.branch}"),
                 ("jiang", [self.id, self.jiang], f"given: 月將 {self.jiang}"),
-                ("hour", [self.id, self.hour], f"given: hour {self.hour}")]
+                ("hour", [self.id, self.hour], f"given: hour {self.hour}")] + [
+                (name, [self.id, *pillar], f"given: {name} {''.join(pillar)}") for name, pillar in given]
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,8 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--day", help="day pillar, e.g. 辛巳")
     group.add_argument("--jiang", help="月將 branch, e.g. 寅")
     group.add_argument("--hour", help="hour branch, e.g. 午")
+    group.add_argument("--month", help="with --day: the month pillar, e.g. 癸亥 (month spirits and patterns)")
+    group.add_argument("--year", help="with --day: the year pillar, e.g. 戊寅 (year spirits and patterns)")
     group.add_argument("--offset", type=int, help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
     group.add_argument("--night", action="store_true", help="with --offset: a night chart (hour 子)")
     group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00'")
@@ -166,7 +168,7 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
 
 def _chart(session, args, required: bool = True):
     if args.at is not None:
-        if args.day or args.jiang or args.hour or args.offset is not None:
+        if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         return session.cast_at(args.at, args.tz, args.longitude, args.latitude)
     if args.day is None:
@@ -176,11 +178,13 @@ def _chart(session, args, required: bool = True):
     if args.offset is not None:
         if args.jiang or args.hour:
             raise InputError("give either --offset or --jiang and --hour, not both")
+        if args.month or args.year:
+            raise InputError("--month and --year go with --jiang and --hour, not --offset")
         return session.cast_offset(args.day, args.offset, daytime=not args.night)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
-    return session.cast(args.day, args.jiang, args.hour)
+    return session.cast(args.day, args.jiang, args.hour, args.month, args.year)
 
 
 def _emit(text: str, args) -> None:

@@ -55,15 +55,19 @@ class Session:
         return self.kb.name
 
     # casting -----------------------------------------------------------------
-    def cast(self, day: str, jiang: str, hour: str) -> Chart:
-        """Cast from a day pillar (辛巳), the 月將 branch and the hour branch."""
-        return self.cast_many([self.chart_input(day, jiang, hour)])[0]
+    def cast(self, day: str, jiang: str, hour: str, month: Optional[str] = None, year: Optional[str] = None) -> Chart:
+        """Cast from a day pillar (辛巳), the 月將 branch and the hour branch; a month pillar (癸亥)
+        and a year pillar (戊寅) add the month and year spirits and patterns."""
+        return self.cast_many([self.chart_input(day, jiang, hour, month, year)])[0]
 
-    def chart_input(self, day: str, jiang: str, hour: str) -> ChartInput:
+    def chart_input(self, day: str, jiang: str, hour: str, month: Optional[str] = None,
+                    year: Optional[str] = None) -> ChartInput:
         """Read and check a chart's inputs (simplified characters accepted)."""
         stem, branch = parse_pillar(self.base, day)
         return ChartInput(stem, branch, parse_symbol(self.base, jiang, "branch", "the 月將"),
-                          parse_symbol(self.base, hour, "branch", "the hour"))
+                          parse_symbol(self.base, hour, "branch", "the hour"),
+                          parse_pillar(self.base, month, "the month") if month else None,
+                          parse_pillar(self.base, year, "the year") if year else None)
 
     def cast_offset(self, day: str, offset: int, daytime: bool = True) -> Chart:
         """Cast one of the 720 charts: the hour is 午 by day and 子 by night."""

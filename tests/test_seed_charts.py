@@ -175,3 +175,65 @@ def test_the_yin_spirits_of_the_first_case(first_case):
     assert first_case.rows("lesson")[3][1] == "酉" and dict(first_case.rows("general"))["酉"] == "玄武"
     assert spirits_on(first_case, "支陰") and spirits_on(first_case, "干陰")
     assert "日祿" in spirits_on(first_case, "支陰")          # 辛祿在酉
+
+
+# month spirits by the lunar month; pillars without a moment -----------------------------------
+@pytest.fixture(scope="module")
+def lunar():
+    return Session(readings={"spirit_month": "lunar"}, engine="materialise")
+
+
+def test_the_second_case_has_its_rain_master_under_the_lunar_month(fast, lunar):
+    # 1997-12-31 is 臘月 by the moon but still the 子 month by 節. 「太陰乘水將發用，又為月內雨師」:
+    # the initial 亥 is 雨煞 (正月起子順行, 「雨煞加旺相有雨…有例如次」) of 臘月. The seed's word is
+    # 雨師; the spirit named 雨師 falls elsewhere in both tables (by month group 四八臘 酉, by the
+    # 未 day 卯), so the case's 月內雨師 is the 雨煞 its verse introduces.
+    chart = lunar.cast_at("1997-12-31 20:00")
+    assert chart.sanchuan == "亥戌戌"
+    assert "雨煞" in spirits_on(chart, "初傳")
+    assert {b for s, b in chart.rows("spirit") if s == "雨師"} == {"酉", "卯"}
+    solar = fast.cast_at("1997-12-31 20:00")
+    assert "雨煞" not in spirits_on(solar, "初傳") and ("雨煞", "戌") in set(solar.rows("spirit"))
+
+
+def test_the_lunar_reading_counts_the_month_from_the_lunar_month(lunar, fast):
+    # the first case is the tenth lunar month and the 亥 month: both readings agree there
+    first, other = lunar.cast_at("1998-11-30 12:00"), fast.cast_at("1998-11-30 12:00")
+    assert lunar.kb.school.readings["spirit_month"] == "lunar"
+    assert set(first.rows("spirit")) == set(other.rows("spirit"))
+    assert first.rows("spirit_month") == [("亥",)] == other.rows("spirit_month")
+
+
+def test_pillars_give_the_same_spirits_and_patterns_as_the_moment(fast, first_case):
+    chart = fast.cast("辛巳", "寅", "午", month="癸亥", year="戊寅")
+    assert set(chart.rows("spirit")) == set(first_case.rows("spirit"))
+    assert patterns(chart) == patterns(first_case)
+
+
+def test_without_a_month_the_season_is_the_one_the_general_implies(fast):
+    # 寅將 rules from 小雪 (亥 month) to 冬至 (子 month): winter, so 天目 (冬丑) is over the branch
+    chart = fast.cast("辛巳", "寅", "午")
+    assert chart.rows("season") == [("冬",)]
+    assert "天目" in spirits_on(chart, "支上")
+    keys = {}
+    for name, key in fast.kb.query("spirit_key", [None, None]):
+        keys.setdefault(name, set()).add(key)
+    monthly = {name for name, k in keys.items() if k == {"月"}}
+    assert not monthly & {s for s, _ in chart.rows("spirit")}      # no month given: no month spirits
+    implied = dict(fast.kb.query("general_season", [None, None]))
+    assert implied == {"亥": "春", "戌": "春", "申": "夏", "未": "夏", "巳": "秋", "辰": "秋", "寅": "冬", "丑": "冬"}
+    # a general that straddles a 立 (子: from 大寒 in 丑 past 立春) implies no season
+    assert fast.cast("辛巳", "子", "辰").rows("season") == []
+
+
+def test_cli_casts_from_pillars_and_refuses_a_bad_one(capsys):
+    from liuren_logic.cli import main
+
+    assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--month", "癸亥", "--year", "戊寅"]) == 0
+    assert "太歲" in capsys.readouterr().out                       # a year spirit: the year was given
+    for argv, message in ((["--month", "亥"], "cannot read the month '亥'"), (["--year", "甲丑"], "impossible pillar 甲丑"),
+                          (["--offset", "3", "--month", "癸亥"], "--month and --year go with --jiang and --hour")):
+        hour = [] if "--offset" in argv else ["--jiang", "寅", "--hour", "午"]
+        code = main(["cast", "--day", "辛巳", *hour, *argv])
+        err = capsys.readouterr().err
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
