@@ -2,9 +2,10 @@
 
 :func:`to_dot` writes DOT itself (networkx's ``to_pydot`` breaks on a ``:`` in a node
 name): opaque ids ``n0 n1 …`` in the order of a walk from the root, the reader's text in
-``label``. :func:`render` runs Graphviz ``dot`` when it is on ``PATH`` (no shell), and
-otherwise draws a layered layout with networkx and matplotlib in a CJK font (labels are
-plain text there: a ``$`` in a KB label is not read as mathematics).
+``label``. :func:`render` runs Graphviz ``dot`` when it is on ``PATH`` (no shell). Without
+it, SVG is drawn in Python (:mod:`explain.svg`: a layered layout, the text in the viewer's
+fonts) and PNG by matplotlib where it finds a CJK font (labels are plain text there: a ``$``
+in a KB label is not read as mathematics); failing both, one line says what to install.
 
 Styling is data: ``NODE_STYLE`` (by node kind), ``FAILED``, ``EDGE_STYLE`` and ``FONT``
 below; every function takes overrides. Chosen candidates (edge ``chosen=True``) are
@@ -34,6 +35,9 @@ from .view import ordered_children
 FONT = "Noto Sans CJK TC"
 CJK_FONTS = ("Noto Sans CJK TC", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Serif CJK TC",
              "WenQuanYi Micro Hei", "WenQuanYi Zen Hei", "Source Han Sans TC", "AR PL UMing TW")
+# what a viewer's browser is asked for (SVG drawn in Python, the HTML pages): its own CJK fonts
+FONT_FAMILY = ", ".join(f'"{name}"' for name in CJK_FONTS + ("Noto Sans TC", "PingFang TC", "Microsoft JhengHei")) \
+    + ", sans-serif"
 NODE_STYLE = {
     "atom": {"shape": "box", "style": "rounded,filled", "fillcolor": "#dce9fb", "color": "#2f5d9e"},
     "fact": {"shape": "box", "style": "filled", "fillcolor": "#eeeeee", "color": "#777777"},
@@ -58,6 +62,10 @@ GRAPH_ATTRS = {"rankdir": "TB", "nodesep": "0.25", "ranksep": "0.45", "bgcolor":
 MARKS = {"rule": "⇐ ", "absent": "✗ ", "fail": "✗ ", "holds": "✗ ", "not": "¬ ", "aggregate": "Σ "}
 WRAP = 30  # columns a label line may take (a CJK character takes two)
 FORMATS = ("svg", "png")
+
+
+NO_PNG = ("PNG needs Graphviz, or matplotlib with a CJK font, and this machine has neither: apt-get install "
+          "graphviz (or fonts-noto-cjk and pip install matplotlib), or use --format svg, which needs nothing")
 
 
 class RenderError(LiurenError):
@@ -177,15 +185,32 @@ def to_dot(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = No
 # SVG and PNG --------------------------------------------------------------------
 def render(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", engine: Optional[str] = None,
            node_styles: Optional[dict] = None, edge_styles: Optional[dict] = None) -> bytes:
-    """SVG or PNG bytes: Graphviz ``dot`` when on PATH (or ``engine="dot"``), else matplotlib."""
+    """SVG or PNG bytes. ``engine``: ``dot`` (Graphviz, chosen when on PATH), ``python`` (SVG
+    drawn here, needing nothing installed) or ``matplotlib`` (needs a CJK font)."""
     if fmt not in FORMATS:
         raise RenderError(f"cannot render {fmt!r}; expected one of {', '.join(FORMATS)}")
-    engine = engine or ("dot" if shutil.which("dot") else "matplotlib")
+    engine = engine or default_engine(fmt)
     if engine == "dot":
         return run_dot(to_dot(graph, lang, node_styles, edge_styles), fmt)
+    if engine == "python" and fmt == "svg":
+        from .svg import draw_svg
+
+        return draw_svg(graph, lang, node_styles, edge_styles)
     if engine == "matplotlib":
-        return draw_matplotlib(graph, fmt, lang, node_styles, edge_styles)
-    raise RenderError(f"unknown engine {engine!r}; expected dot or matplotlib")
+        try:
+            return draw_matplotlib(graph, fmt, lang, node_styles, edge_styles)
+        except RenderError:
+            if fmt == "png" and not shutil.which("dot"):
+                raise RenderError(NO_PNG) from None
+            raise
+    raise RenderError(f"engine {engine!r} cannot draw {fmt}; expected dot, python (svg only) or matplotlib")
+
+
+def default_engine(fmt: str) -> str:
+    """Graphviz where present; else SVG in Python, PNG by matplotlib (which needs a CJK font)."""
+    if shutil.which("dot"):
+        return "dot"
+    return "python" if fmt == "svg" else "matplotlib"
 
 
 def run_dot(dot_text: str, fmt: str) -> bytes:
@@ -277,7 +302,7 @@ def draw_matplotlib(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", node_
         import matplotlib
         from matplotlib.figure import Figure
     except ImportError:
-        raise RenderError("neither Graphviz dot nor matplotlib is installed") from None
+        raise RenderError("matplotlib is not installed (pip install matplotlib)") from None
     texts = {n: node_lines(graph.nodes[n], lang) for n in graph}
     pos, _, width, height = layered_layout(graph, texts)
     rc = {"font.family": [cjk_font(), "DejaVu Sans"], "svg.fonttype": "none", "svg.hashsalt": "liuren", "font.size": 8}

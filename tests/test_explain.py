@@ -2,8 +2,8 @@
 
 Lesson texts are reviewed snapshots in tests/snapshots/ (compared exactly; to rewrite
 them after a deliberate change: ``UPDATE_SNAPSHOTS=1 pytest tests/test_explain.py`` and
-read the diff). Graphviz, matplotlib and chromium tests skip, saying so, when the tool
-is absent.
+read the diff). SVG is drawn in Python wherever Graphviz is absent; the tests that need
+Graphviz, a CJK font or Chromium (system packages) skip, saying so, except under CI.
 """
 from __future__ import annotations
 
@@ -21,13 +21,12 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
+from conftest import CHROMIUM, has_cjk_font, needs_chromium, needs_cjk_font, needs_dot
 from liuren_logic.cli import main
-from liuren_logic.explain import Derivation, lesson, page, picture, tree, view
+from liuren_logic.explain import Derivation, lesson, page, picture, svg, tree, view
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SEEDS = {"xinsi_yin_wu": ("辛巳", "寅", "午"), "dingwei_chou_xu": ("丁未", "丑", "戌")}
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -190,8 +189,31 @@ def test_png_from_dot_is_a_png(initial):
     assert width > 200 and height > 200
 
 
+def test_svg_drawn_in_python_keeps_the_labels_as_text_in_the_viewers_fonts(initial):
+    shown = view.compact(initial)
+    data = picture.render(shown, "svg", engine="python")
+    texts = svg_texts(data)
+    assert "初傳午" in texts and "⇐ zeike.yuanshou" in texts and "method.zeike_initial" in texts
+    root = ET.fromstring(data)
+    assert "Noto Sans CJK TC" in root.get("font-family") and root.get("font-family").endswith("sans-serif")
+    boxes = [el for el in root.iter() if el.tag.endswith("}rect")][1:]
+    assert len(boxes) == shown.number_of_nodes()
+    assert len([el for el in root.iter() if el.tag.endswith("}line")]) == shown.number_of_edges()
+    assert data == picture.render(shown, "svg", engine="python")  # deterministic
+
+
+def test_without_graphviz_svg_needs_nothing_and_png_says_what_to_install(initial, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert picture.default_engine("svg") == "python"
+    assert "初傳午" in svg_texts(picture.render(view.compact(initial), "svg"))
+    monkeypatch.setattr(picture, "cjk_font", lambda: (_ for _ in ()).throw(picture.RenderError("no CJK font")))
+    with pytest.raises(picture.RenderError) as error:
+        picture.render(view.compact(initial), "png")
+    assert "\n" not in str(error.value) and "apt-get install graphviz" in str(error.value)
+
+
+@needs_cjk_font
 def test_matplotlib_fallback_draws_svg_text_and_png(initial):
-    pytest.importorskip("matplotlib")
     shown = view.compact(initial)
     texts = svg_texts(picture.render(shown, "svg", engine="matplotlib"))
     assert "初傳午" in texts and "method.zeike_initial" in texts
@@ -207,22 +229,16 @@ def test_why_formats_and_output_files(capsys, tmp_path):
     assert code == 0 and out.startswith("digraph derivation {") and "✓ 8 = ((2 - 6) mod 12)" in out
     code, out, _ = run(capsys, "why", "initial", *chart, "--format", "dot")
     assert "✓ 8 =" not in out
-    if shutil.which("dot") or _has("matplotlib"):
-        code, _, _ = run(capsys, "why", "initial", *chart, "--format", "png", "--output", str(tmp_path / "i.png"))
+    code, _, _ = run(capsys, "why-not", "initial", "丑", *chart, "--format", "svg", "-o", str(tmp_path / "n.svg"),
+                     "--simplified")
+    assert code == 0 and "贼克" in svg_texts((tmp_path / "n.svg").read_bytes())
+    code, _, err = run(capsys, "why", "initial", *chart, "--format", "png", "--output", str(tmp_path / "i.png"))
+    if shutil.which("dot") or has_cjk_font():
         assert code == 0 and png_size((tmp_path / "i.png").read_bytes())[0] > 0
-        code, _, _ = run(capsys, "why-not", "initial", "丑", *chart, "--format", "svg", "-o", str(tmp_path / "n.svg"),
-                         "--simplified")
-        assert code == 0 and "贼克" in svg_texts((tmp_path / "n.svg").read_bytes())
+    else:
+        assert code == 2 and "apt-get install graphviz" in err and err.count("\n") == 1
     code, _, err = run(capsys, "why", "initial", *chart, "--format", "svg", "-o", str(tmp_path / "no" / "x.svg"))
     assert code == 2 and "cannot write" in err
-
-
-def _has(module: str) -> bool:
-    try:
-        __import__(module)
-    except ImportError:
-        return False
-    return True
 
 
 # the page -------------------------------------------------------------------------------
@@ -246,7 +262,7 @@ def test_page_is_one_self_contained_file(page_file, capsys, tmp_path):
     assert code == 0 and "http" not in other and "bazhuan.yin" in other
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (apt-get install chromium)")
+@needs_chromium
 def test_page_in_a_headless_browser_shows_the_clicked_derivation(page_file, tmp_path):
     argv = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
@@ -264,14 +280,13 @@ def test_page_in_a_headless_browser_shows_the_clicked_derivation(page_file, tmp_
 # notebooks ----------------------------------------------------------------------------
 def test_notebook_hooks(charts, initial):
     wrapped = Derivation(initial)
-    if shutil.which("dot") or _has("matplotlib"):
-        assert "初傳午" in svg_texts(wrapped._repr_svg_().encode())
-        assert "http" not in wrapped._repr_html_() and "<svg" in wrapped._repr_html_()
+    assert "初傳午" in svg_texts(wrapped._repr_svg_().encode())
+    assert "http" not in wrapped._repr_html_() and "<svg" in wrapped._repr_html_()
     assert "zeike.yuanshou" in str(wrapped) and "nodes>" in repr(wrapped)
     html = charts["dingwei_chou_xu"]._repr_html_()
     assert html.startswith('<div class="liuren-page"') and "http" not in html and 'data-key="method"' in html
 
 
 def test_doctests_of_the_view_and_picture_modules():
-    for module in (view, picture):
+    for module in (view, picture, svg):
         assert doctest.testmod(module).failed == 0

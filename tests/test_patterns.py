@@ -15,17 +15,12 @@ from collections import defaultdict
 
 import pytest
 
-from conftest import shared_file
+from conftest import seed_text
 from liuren_logic import Session
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 GENERALS = "貴人 螣蛇 朱雀 六合 勾陳 青龍 天空 白虎 太常 玄武 太陰 天后".split()
 TIMINGS: dict[str, float] = {}
-
-
-def seed_text(key: str = "000") -> str:
-    name = {"000": "000_72959f619fe34002.txt", "003": "003_334936d57d3f14b2.txt"}[key]
-    return re.sub(r"\s+", "", shared_file("seeds", name).read_text("utf-8"))
 
 
 # fixtures ----------------------------------------------------------------------------------

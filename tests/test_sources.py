@@ -3,14 +3,9 @@ from __future__ import annotations
 
 import re
 
+from conftest import seed_text
 
-from conftest import shared_file
-
-SEEDS = {"000": "000_72959f619fe34002.txt", "003": "003_334936d57d3f14b2.txt"}
-
-
-def seed_text(key: str) -> str:
-    return re.sub(r"\s+", "", shared_file("seeds", SEEDS[key]).read_text("utf-8"))
+SEEDS = ("000", "003")
 
 
 def test_every_source_is_a_verbatim_seed_line(session):
