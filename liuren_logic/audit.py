@@ -195,7 +195,10 @@ def follows(sessions: Sequence[Session], cases: Sequence[dict]) -> list[CaseVerd
                 raise InputError(f"case {case.get('seq', number)!s:.40}: {name} is missing or not text")
         day, jiang, hour, book = (case[name] for name in CASE_FIELDS)
         book = "".join(book)
-        answers = {s.name: s.cast(day, jiang, hour).sanchuan for s in sessions}
+        try:
+            answers = {s.name: s.cast(day, jiang, hour).sanchuan for s in sessions}
+        except InputError as error:
+            raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
         label = f"{case.get('seq', len(verdicts) + 1)} {day} {jiang}將{hour}時"
         verdicts.append(CaseVerdict(label, book, answers, tuple(n for n, a in answers.items() if a == book)))
     return verdicts

@@ -38,6 +38,8 @@ def files(tmp_path_factory):
     (folder / "ints.json").write_text("[1]", "utf-8")
     (folder / "broken.json").write_text('[\n {"day": "辛巳",\n', "utf-8")
     (folder / "typed.json").write_text('[{"day": 1, "yuejiang": "寅", "hour": "午", "sanchuan": "午寅戌"}]', "utf-8")
+    (folder / "pillar.json").write_text('[{"seq": 7, "day": "甲丑", "yuejiang": "寅", "hour": "午", "sanchuan": "午寅戌"}]',
+                                        "utf-8")
     return folder
 
 
@@ -52,6 +54,7 @@ def files(tmp_path_factory):
     ([*AUDIT, "--cases", "{files}/ints.json"], "case 1: expected an object"),
     ([*AUDIT, "--cases", "{files}/typed.json"], "case 1: day is missing or not text"),
     ([*AUDIT, "--cases", "{files}/broken.json"], "broken.json:3:1:"),
+    ([*AUDIT, "--cases", "{files}/pillar.json"], "case 7: impossible pillar 甲丑"),
     ([*AUDIT, "--cases", "{files}/fifo"], "--cases: {files}/fifo is not a regular file"),
     ([*AUDIT, "--cases", "/dev/zero"], "--cases: /dev/zero is not a regular file"),
     (["kb", "check", "{files}/loop.dl"], "no KB file"),
