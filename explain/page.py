@@ -149,8 +149,9 @@ def board_html(chart: "Chart", lang: str = "zh") -> str:
             if earth is None:
                 continue
             heaven = chart.heaven.get(earth, "？")
-            cells.append(f'<div class="lr-cell"><small>{esc(_short(chart, chart.generals.get(heaven)))}</small>'
-                         f"{esc(heaven)}<small>{esc(earth)}</small></div>")
+            cells.append(f'<button type="button" class="lr-cell" data-q="general" data-value="{esc(heaven)}">'
+                         f"<small>{esc(_short(chart, chart.generals.get(heaven)))}</small>"
+                         f"{esc(heaven)}<small>{esc(earth)}</small></button>")
     # grid order: the top row, then each side row's left and right cells, then the bottom row
     square = "".join(cells[:4]) + cells[4] + f'<div class="lr-center">{esc(w["plates"])}</div>' + cells[5]
     square += "".join(cells[6:8]) + "".join(cells[8:])
@@ -172,15 +173,21 @@ def conclusion_title(chart: "Chart", key: str, graph: "nx.DiGraph", lang: str) -
     return PAGE_WORDS[lang]["why"].format(what=root.get(lang) or root.get("text", key))
 
 
-def derivation_html(chart: "Chart", key: str, steps: list[Step], lang: str = "zh", engine: Optional[str] = None) -> str:
-    """What the panel shows for one conclusion: its lesson steps, its graph, its text tree."""
-    graph = chart.session.why(chart, key)
+def picture_html(graph: "nx.DiGraph", lang: str = "zh", engine: Optional[str] = None) -> str:
+    """The reader's view of a derivation as an inline SVG figure."""
+    return f"<figure>{inline_svg(render(compact(graph), 'svg', lang, engine=engine))}</figure>"
+
+
+def derivation_html(chart: "Chart", key: str, steps: list[Step], lang: str = "zh", engine: Optional[str] = None,
+                    value: Optional[str] = None) -> str:
+    """What the panel shows for one conclusion (``key``, or a relation and its ``value``):
+    its lesson steps, its graph, its text tree."""
+    graph = chart.session.why(chart, key, value)
     p = PAGE_WORDS[lang]
     numbered = [(i, s) for i, s in enumerate(steps, 1) if s.key in CONCLUSION_STEPS.get(key, ())]
-    svg = inline_svg(render(compact(graph), "svg", lang, engine=engine))
     return (f"<h3>{esc(conclusion_title(chart, key, graph, lang))}</h3>"
             f"{steps_html(numbered, lang)}"
-            f"<figure>{svg}</figure>"
+            f"{picture_html(graph, lang, engine)}"
             f"<details><summary>{esc(p['tree'])}</summary><pre>{esc(render_tree(graph, lang))}</pre></details>")
 
 
@@ -220,4 +227,4 @@ def page(chart: "Chart", lang: str = "zh", engine: Optional[str] = None) -> str:
             "</body></html>\n")
 
 
-__all__ = ["page", "fragment", "board_html", "inline_svg", "CONCLUSIONS"]
+__all__ = ["page", "fragment", "board_html", "inline_svg", "picture_html", "derivation_html", "CONCLUSIONS"]

@@ -1,4 +1,4 @@
-"""The ``liuren`` command: cast, why, why-not, teach, page, table, audit, kb check, kb show.
+"""The ``liuren`` command: cast, why, why-not, teach, page, table, audit, serve, kb check, kb show.
 
 Every error a user can cause ends in one clear message and exit status 2 (1 when
 ``kb check`` finds problems), Ctrl-C in one line and status 130; no traceback. Text
@@ -131,6 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
     audit.add_argument("--html", type=Path, help="also write a self-contained HTML report to this file")
     _output_options(audit)
+
+    serve = commands.add_parser(
+        "serve", help="start the teaching app: a local web page to cast, click and compare readings",
+        description="Start the teaching app on this machine's loopback interface (127.0.0.1 by default) and "
+                    "print its address; --port 0 (the default) takes a free port. Open the address in a browser "
+                    "(or give --open). Nothing is fetched from the network; Ctrl-C stops the server.")
+    serve.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default), localhost or ::1: loopback only")
+    serve.add_argument("--port", type=int, default=0, help="the port to listen on (default 0: a free one)")
+    serve.add_argument("--open", action="store_true", help="open the app in the default browser")
+    serve.add_argument("--quiet", action="store_true", help="do not log requests")
+    serve.add_argument("--school", default="default", help="the school the app starts from (default: default)")
 
     kb = commands.add_parser("kb", help="work with KB files")
     kb_commands = kb.add_subparsers(dest="kb_command", required=True, parser_class=_Parser)
@@ -435,6 +446,16 @@ def _audit_cases(args, sessions) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    from .serve import serve
+
+    try:
+        serve(args.host, args.port, args.school, args.open, args.quiet, out=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def cmd_kb_show(args) -> int:
     session = _session(args)
     lines = []
@@ -481,6 +502,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_page(args)
         if args.command == "audit":
             return cmd_audit(args)
+        if args.command == "serve":
+            return cmd_serve(args)
         return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
     except KBError as error:
         _say(str(error))

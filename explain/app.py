@@ -1,0 +1,256 @@
+"""The teaching app's page and the answers it shows (``liuren serve``).
+
+:func:`app_page` is one HTML document with its CSS and script inline (nothing fetched
+from elsewhere). The script asks the server's API; each answer's HTML is built here,
+from the same pieces as ``liuren page``: :func:`board` (the board, every conclusion a
+button), :func:`derivation` (lesson steps, picture, text tree), :func:`refutation` (a
+why-not) and :func:`comparison` (what another reading changes, both derivations).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+from .board import WORDS, render_chart
+from .page import CSS, board_html, derivation_html, esc, picture_html
+from .lesson import header, lesson_steps
+from .tree import render as render_tree
+
+if TYPE_CHECKING:
+    from liuren_logic.chart import Chart
+
+APP_WORDS = {
+    "zh": {"title": "大六壬 推導課堂", "by_date": "以時刻起課", "by_pillars": "以干支起課", "at": "時刻",
+           "tz": "時區", "longitude": "經度", "latitude": "緯度", "day": "日干支", "jiang": "月將", "hour": "占時",
+           "offset": "或 轉數 0–11", "night": "夜", "cast": "起課", "readings": "異說（點選即比較）",
+           "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
+           "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
+           "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
+           "more": "神煞與課格", "error": "錯誤"},
+    "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
+           "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
+           "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "cast": "cast",
+           "readings": "disputed readings (pick one to compare)", "whynot": "why not", "ask": "ask", "as": "as",
+           "text_board": "the board as text (as the command line prints it)",
+           "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
+           "use": "cast with this reading", "lang": "中文",
+           "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
+           "more": "spirits and patterns", "error": "error"},
+}
+BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
+WHY_NOT_QUESTIONS = ("initial", "middle", "final", "method", "noble")
+
+
+def _ask(question: str, value: str, inner: str) -> str:
+    """A button that asks the server why ``question`` is ``value``."""
+    return (f'<button type="button" class="lr-ask" data-q="{esc(question)}" data-value="{esc(value)}">'
+            f"{inner}</button>")
+
+
+def _spirits_and_patterns(chart: "Chart", lang: str) -> str:
+    w = WORDS[lang]
+    spirits: dict[tuple, list[str]] = {}
+    for where, branch, spirit in chart.spirits:
+        spirits.setdefault((where, branch), []).append(spirit)
+    patterns: dict[str, list[str]] = {}
+    for group, pattern in chart.patterns:
+        patterns.setdefault(group, []).append(pattern)
+    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s)) for s in names) + "</li>"
+                   for (where, branch), names in spirits.items())
+    groups = "".join(f"<li>{esc(group)}: " + " ".join(_ask("pattern", p, esc(p)) for p in names) + "</li>"
+                     for group, names in patterns.items())
+    return (f'<section class="lr-more"><h2>{esc(w["spirits"])}</h2><ul>{rows or "<li>—</li>"}</ul>'
+            f'<h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul></section>')
+
+
+def board(chart: "Chart", lang: str = "zh") -> dict:
+    """The chart as the app shows it: the board with its buttons, and the text board."""
+    a = APP_WORDS[lang]
+    return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang),
+            "html": (f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: '
+                     f"{esc(chart.session.name)}</div>{board_html(chart, lang)}{_spirits_and_patterns(chart, lang)}"
+                     f"<details><summary>{esc(a['text_board'])}</summary><pre>{esc(render_chart(chart, lang))}</pre>"
+                     "</details>")}
+
+
+def derivation(chart: "Chart", question: str, value: Optional[str] = None, lang: str = "zh") -> dict:
+    """What the panel shows for one conclusion: its lesson steps, picture and text tree."""
+    return {"question": question, "value": value,
+            "html": derivation_html(chart, question, lesson_steps(chart, lang), lang, value=value)}
+
+
+def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> dict:
+    """Why a conclusion is not ``value``: the why-not tree and its picture."""
+    graph = chart.session.why_not(chart, question, value)
+    title = APP_WORDS[lang]["whynot"] + f" {value}?"
+    return {"question": question, "value": value,
+            "html": f"<h3>{esc(title)}</h3>{picture_html(graph, lang)}"
+                    f"<pre>{esc(render_tree(graph, lang))}</pre>"}
+
+
+def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:
+    """What the second chart's reading changes: each conclusion that differs, and the
+    derivation of ``question`` under both readings (a why-not where one derives nothing)."""
+    from liuren_logic.audit import conclusions, explain
+
+    left, right = conclusions(before), conclusions(after)
+    changes = [{"conclusion": c, "before": left[c], "after": right.get(c, "—")}
+               for c in left if left[c] != right.get(c, "—")]
+    graphs = explain(before.session, after.session, before.id, question)
+    columns = "".join(f'<div class="lr-side"><h3>{esc(reading)}</h3>{picture_html(graph, lang)}'
+                      f"<pre>{esc(render_tree(graph, lang))}</pre></div>" for reading, graph in graphs.items())
+    rows = "".join(f"<tr><th>{esc(c['conclusion'])}</th><td>{esc(c['before'])}</td><td>{esc(c['after'])}</td></tr>"
+                   for c in changes)
+    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)}</th>'
+             f"<th>{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
+        f"<p>{esc(APP_WORDS[lang]['unchanged'])}</p>"
+    return {"a": before.session.name, "b": after.session.name, "changes": changes,
+            "html": f'{table}<div class="lr-sides">{columns}</div>'}
+
+
+APP_CSS = """
+body{margin:0;background:#fbfbfd}
+.lr-app{padding:.6em 1em}
+.lr-app form{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:flex-end;background:#f1f4f9;padding:.6em;border-radius:8px}
+.lr-app fieldset{border:1px solid #d8dee8;border-radius:6px;display:flex;flex-wrap:wrap;gap:.4em;align-items:flex-end}
+.lr-app label{display:flex;flex-direction:column;font-size:.8em;color:#555}
+.lr-app input,.lr-app select{font:inherit;font-size:1.1em;padding:.15em .3em;max-width:14em}
+.lr-app .lr-error{color:#a00;font-weight:bold;margin:.5em 0}
+.lr-app .lr-readings{display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.9em}
+.lr-app .lr-more ul{padding-left:1.2em;margin:.2em 0}
+.lr-app .lr-more button{font-size:.95em;margin:.1em}
+.lr-app .lr-whynot{margin-top:.8em;display:flex;gap:.4em;flex-wrap:wrap;align-items:center}
+.lr-app .lr-sides{display:flex;flex-wrap:wrap;gap:1em}
+.lr-app .lr-side{flex:1 1 28em;min-width:0;border:1px solid #e4e8ee;padding:.4em}
+.lr-app .lr-changes td,.lr-app .lr-changes th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
+.lr-app .lr-cell{font:inherit}
+@media (max-width:600px){.lr-app{padding:.3em}.liuren-page .lr-board{gap:.8em}}
+"""
+
+APP_SCRIPT = """
+(function(){
+  var root = document.querySelector('.lr-app'), form = root.querySelector('form');
+  var boardBox = root.querySelector('#lr-board'), panel = root.querySelector('.lr-panel');
+  var errorBox = root.querySelector('.lr-error'), lang = root.getAttribute('data-lang');
+  var last = null;
+  function fields(){
+    var data = new FormData(form), out = new URLSearchParams();
+    var mode = data.get('mode');
+    (mode === 'date' ? ['at','tz','longitude','latitude'] : ['day','jiang','hour','offset','night'])
+      .forEach(function(k){ var v = data.get(k); if(v) out.set(k, k === 'at' ? v.replace('T',' ') : v); });
+    var readings = [];
+    root.querySelectorAll('select[data-topic]').forEach(function(s){
+      if(s.value !== s.getAttribute('data-chosen')) readings.push(s.getAttribute('data-topic') + '=' + s.value);
+    });
+    if(readings.length) out.set('reading', readings.join(','));
+    out.set('lang', lang);
+    return out;
+  }
+  function ask(path, params){
+    errorBox.textContent = '';
+    return fetch(path + '?' + params.toString()).then(function(r){
+      return r.json().then(function(data){
+        if(!r.ok){ errorBox.textContent = data.error; throw new Error(data.error); }
+        return data;
+      });
+    });
+  }
+  function show(html, showing){
+    panel.innerHTML = html; panel.setAttribute('data-showing', showing);
+  }
+  function cast(){
+    last = fields();
+    history.replaceState(null, '', '?' + last.toString());
+    return ask('/api/cast', last).then(function(data){
+      boardBox.innerHTML = data.html; boardBox.setAttribute('data-chart', data.id);
+      show('<p>' + root.getAttribute('data-hint') + '</p>', '');
+    });
+  }
+  function why(q, value){
+    var p = new URLSearchParams(last); p.set('q', q); if(value) p.set('value', value);
+    return ask('/api/why', p).then(function(d){ show(d.html, q + (value ? ':' + value : '')); });
+  }
+  form.addEventListener('submit', function(e){ e.preventDefault(); cast().catch(function(){}); });
+  boardBox.addEventListener('click', function(e){
+    var b = e.target.closest('button[data-q], button[data-key]');
+    if(!b || !last) return;
+    boardBox.querySelectorAll('button.lr-on').forEach(function(x){ x.classList.remove('lr-on'); });
+    b.classList.add('lr-on');
+    why(b.getAttribute('data-q') || b.getAttribute('data-key'), b.getAttribute('data-value')).catch(function(){});
+  });
+  root.querySelector('#lr-whynot').addEventListener('click', function(){
+    if(!last) return;
+    var p = new URLSearchParams(last);
+    p.set('q', root.querySelector('#lr-whynot-q').value);
+    p.set('value', root.querySelector('#lr-whynot-value').value);
+    ask('/api/whynot', p).then(function(d){ show(d.html, 'whynot'); }).catch(function(){});
+  });
+  root.querySelector('.lr-readings').addEventListener('change', function(e){
+    var s = e.target.closest('select[data-topic]');
+    if(!s || !last) return;
+    var p = new URLSearchParams(last); p.delete('reading');
+    p.set('vs', s.getAttribute('data-topic') + '=' + s.value);
+    p.set('q', root.querySelector('#lr-whynot-q').value);
+    var use = '<p><button type="button" id="lr-use">' + root.getAttribute('data-use') + '</button></p>';
+    ask('/api/compare', p).then(function(d){ show(use + d.html, 'compare'); }).catch(function(){});
+  });
+  panel.addEventListener('click', function(e){
+    if(e.target.id === 'lr-use') cast().catch(function(){});
+  });
+  ask('/api/readings', new URLSearchParams()).then(function(info){
+    var box = root.querySelector('.lr-readings');
+    Object.keys(info.topics).forEach(function(topic){
+      var t = info.topics[topic], label = document.createElement('label'), s = document.createElement('select');
+      label.textContent = topic; s.setAttribute('data-topic', topic); s.setAttribute('data-chosen', t.chosen);
+      t.readings.forEach(function(r){ var o = document.createElement('option'); o.value = o.textContent = r;
+        if(r === t.chosen) o.selected = true; s.appendChild(o); });
+      label.appendChild(s); box.appendChild(label);
+    });
+    var given = new URLSearchParams(location.search);
+    given.forEach(function(v, k){ var input = form.elements[k]; if(input && k !== 'mode') input.value = v; });
+    if(given.get('day')) form.elements['mode'][1].checked = true;
+    if(given.get('at') || given.get('day')) cast().catch(function(){});
+  });
+})();
+"""
+
+
+def _field(name: str, words: dict, kind: str = "text", value: str = "", **attrs) -> str:
+    extra = "".join(f' {k}="{esc(v)}"' for k, v in attrs.items())
+    return (f'<label>{esc(words[name])}<input name="{name}" type="{kind}" value="{esc(value)}"{extra}></label>')
+
+
+def _branch_select(name: str, words: dict) -> str:
+    options = '<option value=""></option>' + "".join(f"<option>{b}</option>" for b in BRANCHES)
+    return f'<label>{esc(words[name])}<select name="{name}">{options}</select></label>'
+
+
+def app_page(lang: str = "zh") -> str:
+    """The app: a form to cast from a moment or from pillars, the board, the panel."""
+    a = APP_WORDS[lang]
+    other = "en" if lang == "zh" else "zh"
+    questions = "".join(f"<option>{q}</option>" for q in WHY_NOT_QUESTIONS)
+    moment = ("<fieldset><label><input type=\"radio\" name=\"mode\" value=\"date\" checked>"
+              f"{esc(a['by_date'])}</label>" + _field("at", a, "datetime-local", step="1")
+              + _field("tz", a, value="Asia/Shanghai") + _field("longitude", a, size="6")
+              + _field("latitude", a, size="6") + "</fieldset>")
+    pillars = ("<fieldset><label><input type=\"radio\" name=\"mode\" value=\"pillars\">"
+               f"{esc(a['by_pillars'])}</label>" + _field("day", a, size="3", placeholder="辛巳")
+               + _branch_select("jiang", a) + _branch_select("hour", a) + _field("offset", a, "number", min="0", max="11")
+               + f'<label>{esc(a["night"])}<input name="night" type="checkbox" value="1"></label></fieldset>')
+    return ("<!DOCTYPE html>\n"
+            f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{esc(a['title'])}</title><style>{CSS}{APP_CSS}</style></head><body>"
+            f'<div class="lr-app liuren-page" data-lang="{lang}" data-hint="{esc(a["hint"])}" data-use="{esc(a["use"])}">'
+            f'<h1>{esc(a["title"])} <small><a href="/?lang={other}">{esc(a["lang"])}</a></small></h1>'
+            f'<form>{moment}{pillars}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
+            f'<details><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
+            '<div class="lr-error" role="alert"></div><div id="lr-board"></div>'
+            f'<div class="lr-whynot">{esc(a["whynot"])} <input id="lr-whynot-value" size="3" placeholder="丑">'
+            f' {esc(a["as"])} <select id="lr-whynot-q">{questions}</select>'
+            f' <button type="button" id="lr-whynot">{esc(a["ask"])}</button></div>'
+            f'<aside class="lr-panel"><p>{esc(a["hint"])}</p></aside>'
+            f"</div><script>{APP_SCRIPT}</script></body></html>\n")
+
+
+__all__ = ["app_page", "board", "derivation", "refutation", "comparison"]
