@@ -206,7 +206,8 @@ APP_SCRIPT = """
       label.appendChild(s); box.appendChild(label);
     });
     var given = new URLSearchParams(location.search);
-    given.forEach(function(v, k){ var input = form.elements[k]; if(input && k !== 'mode') input.value = v; });
+    given.forEach(function(v, k){ var input = form.elements[k];
+      if(input && k !== 'mode'){ if(input.type === 'checkbox') input.checked = true; else input.value = v; } });
     if(given.get('day')) form.elements['mode'][1].checked = true;
     if(given.get('at') || given.get('day')) cast().catch(function(){});
   });

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""A bounded load test of ``liuren serve`` from loopback: N clients × M requests.
+
+The server runs in this process on 127.0.0.1 (a free port); each client sends a mixed,
+seeded sequence of casts, whys and why-nots for charts drawn from the 720 and checks
+every answer against a ``Session`` of its own (the 三傳 in the header, the asked
+conclusion in the derivation). Prints p50/p95/max latency per kind and overall, and
+exits 1 if any answer was wrong or failed.
+
+    python benchmarks/serve_load.py                  # 50 clients × 20 requests
+    python benchmarks/serve_load.py --clients 5 --requests 4 --json out.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+from liuren_logic import Session
+from liuren_logic.serve import make_server, url_of
+
+STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
+DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
+KINDS = ("cast", "why", "whynot")
+
+
+def plan(clients: int, requests: int, seed: int) -> list[list[tuple]]:
+    """Each client's requests: (kind, day, offset, question, value)."""
+    rng = random.Random(seed)
+    return [[(rng.choice(KINDS), rng.choice(DAYS), rng.randrange(12), rng.choice(("initial", "method")),
+              rng.choice(BRANCHES)) for _ in range(requests)] for _ in range(clients)]
+
+
+def expected(requests: list[list[tuple]]) -> dict[tuple, str]:
+    """The 三傳 and method of every chart asked about, from a session of our own."""
+    session = Session()
+    charts = {(day, offset) for client in requests for _, day, offset, _, _ in client}
+    return {c: (session.cast_offset(*c).sanchuan, session.cast_offset(*c).method) for c in charts}
+
+
+def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool]:
+    kind, day, offset, question, value = request
+    fields = {"day": day, "offset": offset, "q": question}
+    if kind == "whynot":
+        fields["value"] = value
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(f"{base}api/{kind}?{urllib.parse.urlencode(fields)}", timeout=120) as answer:
+            data = json.loads(answer.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return kind, time.perf_counter() - started, False
+    took = time.perf_counter() - started
+    sanchuan, method = truth[(day, offset)]
+    if kind == "cast":
+        right = data["header"].endswith("三傳" + sanchuan)
+    elif kind == "why":
+        right = (sanchuan[0] if question == "initial" else method) in data["html"]
+    else:
+        right = value in data["html"]
+    return kind, took, right
+
+
+def run(clients: int, requests: int, seed: int = 1) -> dict:
+    todo = plan(clients, requests, seed)
+    truth = expected(todo)
+    server = make_server("127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = url_of(server)
+    try:
+        started = time.perf_counter()
+        with ThreadPoolExecutor(clients) as pool:
+            results = [r for client in pool.map(lambda reqs: [one(base, q, truth) for q in reqs], todo) for r in client]
+        wall = time.perf_counter() - started
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    def spread(times: list[float]) -> dict:
+        times = sorted(times)
+        return {"n": len(times), "p50_ms": round(1000 * statistics.median(times), 1),
+                "p95_ms": round(1000 * times[max(0, int(0.95 * len(times)) - 1)], 1),
+                "max_ms": round(1000 * times[-1], 1)}
+
+    return {"clients": clients, "requests_each": requests, "wall_s": round(wall, 2),
+            "wrong_or_failed": sum(not ok for _, _, ok in results),
+            "all": spread([t for _, t, _ in results]),
+            **{kind: spread([t for k, t, _ in results if k == kind]) for kind in KINDS}}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    figures = run(args.clients, args.requests, args.seed)
+    text = json.dumps(figures, ensure_ascii=False, indent=1)
+    print(text)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            out.write(text + "\n")
+    return 1 if figures["wrong_or_failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
