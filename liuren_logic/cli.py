@@ -165,6 +165,12 @@ def _say(text: str) -> None:
     print(printable(text), file=sys.stderr)
 
 
+def subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of one command (``cast``), e.g. to read its options."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[name]
+
+
 def _session(args, school: Optional[str] = None, readings: Optional[dict] = None):
     """A session for the command's school (or ``school``), saying what an incomplete school left to the default."""
     from .school import parse_readings

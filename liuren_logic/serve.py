@@ -30,6 +30,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as Deadline
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
@@ -41,7 +42,7 @@ MAX_SESSIONS = 6  # schools kept loaded (each ~ 0.5 s to load, ~ 40 MB)
 MAX_CHARTS = 4096  # charts one session keeps before it is loaded afresh
 DEADLINE = 30.0  # seconds one answer may take
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-CHART_FIELDS = ("day", "jiang", "hour", "offset", "night", "at", "tz", "longitude", "latitude")
+NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
 
 
 def shipped_readings() -> dict[str, list[str]]:
@@ -103,17 +104,11 @@ class App:
         return getattr(self, route)(fields)
 
     def _chart(self, fields: dict, readings: Optional[dict] = None):
-        from .cli import _chart as chart_from_options
+        from .cli import _chart as cast_from_options
 
         if readings is None:
             readings = self.sessions.readings(fields.get("reading", ""))
-        options = argparse.Namespace(**{f: fields.get(f) or None for f in CHART_FIELDS})
-        options.tz = options.tz or "Asia/Shanghai"
-        options.night = options.night in ("1", "true", "on")
-        options.offset = _number(options.offset, int, "offset")
-        options.longitude = _number(options.longitude, float, "longitude")
-        options.latitude = _number(options.latitude, float, "latitude")
-        return chart_from_options(self.sessions.get(readings), options)
+        return cast_from_options(self.sessions.get(readings), chart_options(fields))
 
     def readings_info(self, fields: dict) -> dict:
         return {"school": self.sessions.school,
@@ -148,13 +143,23 @@ class App:
         return comparison(before, after, _question(fields, "initial"), _lang(fields))
 
 
-def _number(text: Optional[str], kind: Callable, name: str):
-    if text in (None, ""):
-        return None
-    try:
-        return kind(text)
-    except ValueError:
-        raise InputError(f"{name} {text!r} is not a number") from None
+def chart_options(fields: dict) -> argparse.Namespace:
+    """The query's chart fields read by the ``cast`` command's own options (``day`` is
+    ``--day``, ``night=1`` is ``--night``), so the app takes what the command line takes.
+    Options that name files, or choose the school, engine or output, are not taken."""
+    from .cli import build_parser, subcommand
+
+    parser = build_parser()
+    argv = ["cast"]
+    for action in subcommand(parser, "cast")._actions:
+        name = action.dest
+        if not action.option_strings or name in NOT_FROM_THE_WEB or action.type is Path or fields.get(name) in (None, ""):
+            continue
+        if action.nargs == 0:  # a flag
+            argv += [action.option_strings[0]] if fields[name] in ("1", "true", "on") else []
+        else:
+            argv += [action.option_strings[0], fields[name]]
+    return parser.parse_args(argv)
 
 
 def _lang(fields: dict) -> str:
@@ -209,6 +214,9 @@ def handler(app: App, pool: ThreadPoolExecutor, log: Optional[Callable[[str], No
                 return self._json(HTTPStatus.BAD_REQUEST, {"error": str(error)})
             except ValueError as error:  # a malformed query string
                 return self._json(HTTPStatus.BAD_REQUEST, {"error": f"cannot read the request: {error}"})
+            except Exception as error:  # a bug: one line to the page, the server goes on
+                return self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                                  {"error": f"internal error ({type(error).__name__}: {error}); please report it"})
             return self._json(HTTPStatus.OK, answer)
 
         def do_POST(self):  # noqa: N802
