@@ -31,7 +31,7 @@ def chart_data(chart: "Chart") -> dict:
         "id": chart.id, "school": chart.session.name,
         "day": chart.day, "jiang": chart.jiang, "hour": chart.hour,
         "offset": chart.offset, "daytime": chart.daytime,
-        "method": chart.method, "names": chart.subnames,
+        "method": chart.method, "names": chart.subnames, "keti": chart.keti,
         "noble": chart.noble, "direction": chart.direction, "void": chart.void,
         "lessons": [{"number": l.number, "upper": l.upper, "lower": l.lower, "general": l.general} for l in chart.lessons],
         "transmissions": [{"position": t.position, "branch": t.branch, "general": t.general,
@@ -70,6 +70,14 @@ def _spirits_and_patterns(chart: "Chart", words: dict) -> list[str]:
     return lines
 
 
+def method_line(chart: "Chart") -> str:
+    """The method and its names, then every other 課體 of the chart: 賊剋 元首 · 天網 · 斬關."""
+    shown = {chart.method, *chart.subnames}
+    names = "·".join(chart.subnames)
+    head = f"{chart.method or '—'} {names}".rstrip()
+    return " · ".join([head] + [k for k in chart.keti if k not in shown])
+
+
 def render_chart(chart: "Chart", lang: str = "zh") -> str:
     """The chart drawn for the terminal: header, 四課, 三傳, 天地盤."""
     w = WORDS[lang]
@@ -87,8 +95,7 @@ def render_chart(chart: "Chart", lang: str = "zh") -> str:
               "  " + "  ".join(_short(chart, l.general) for l in lessons),
               "  " + "  ".join(l.upper for l in lessons),
               "  " + "  ".join(l.lower for l in lessons)]
-    names = "·".join(chart.subnames)
-    lines += ["", f"{w['transmissions']}: {chart.method or '—'} {names}"]
+    lines += ["", f"{w['transmissions']}: {method_line(chart)}"]
     for t in chart.transmissions:
         void = " (空)" if t.void else ""
         lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}")

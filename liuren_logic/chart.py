@@ -210,6 +210,17 @@ class Chart:
             return []
         return sorted(self.rows("pattern_relief"))
 
+    @cached_property
+    def keti(self) -> list[str]:
+        """The chart's 課體: the method's own names first, then the 課經's, then 《指南》's, each by name."""
+        if "keti" not in self.session.kb.program.preds:
+            return []
+        source = self.session.source(self.id)
+        groups = {k: g for k, g in source.query("keti_group", [None, None])}
+        rank = {"九宗門": 0, "課經": 1, "指南": 2}
+        names = {k for (k,) in self.rows("keti")}
+        return sorted(names, key=lambda k: (k != self.method, rank.get(groups.get(k), 3), str(k)))
+
     @property
     def sanchuan(self) -> str:
         return "".join(t.branch for t in self.transmissions)

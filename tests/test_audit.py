@@ -150,9 +150,10 @@ def test_a_users_own_reading_file_and_school_file(tmp_path):
                     "punish_first(A, B) :- punishes(A, B).\n"
                     "punish_next(P, A, B) :- punishes(P, A), punishes(A, B).\n", "utf-8")
     school = tmp_path / "mine.toml"
-    default = Session().kb.school.readings
-    readings = "\n".join(f'{t} = "{r}"' for t, r in default.items() if t != "punishment")
-    school.write_text(f'name = "mine"\ninclude = ["core", "chart", "methods"]\n[readings]\n'
+    default = Session().kb.school
+    readings = "\n".join(f'{t} = "{r}"' for t, r in default.readings.items() if t != "punishment")
+    include = ", ".join(f'"{folder}"' for folder in default.include)  # the readings of kb/keti need its folder
+    school.write_text(f'name = "mine"\ninclude = [{include}]\n[readings]\n'
                       f'punishment = "no_self_punishment.dl"\n{readings}\n', "utf-8")
     audit = compare(Session(), Session(str(school)), lambda s: table_inputs_day(s))
     changed = audit.changed("三傳")
