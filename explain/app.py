@@ -58,8 +58,9 @@ def _spirits_and_patterns(chart: "Chart", lang: str) -> str:
                    for (where, branch), names in spirits.items())
     groups = "".join(f"<li>{esc(group)}: " + " ".join(_ask("pattern", p, esc(p)) for p in names) + "</li>"
                      for group, names in patterns.items())
-    return (f'<section class="lr-more"><h2>{esc(w["spirits"])}</h2><ul>{rows or "<li>—</li>"}</ul>'
-            f'<h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul></section>')
+    return (f'<section class="lr-more"><h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul>'
+            f'<details><summary>{esc(w["spirits"])} ({len(chart.spirits)})</summary><ul>{rows or "<li>—</li>"}</ul>'
+            "</details></section>")
 
 
 def board(chart: "Chart", lang: str = "zh") -> dict:
@@ -123,6 +124,12 @@ body{margin:0;background:#fbfbfd}
 .lr-app .lr-side{flex:1 1 28em;min-width:0;border:1px solid #e4e8ee;padding:.4em}
 .lr-app .lr-changes td,.lr-app .lr-changes th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
 .lr-app .lr-cell{font:inherit}
+.lr-app .lr-main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em;align-items:start}
+.lr-app .lr-right{position:sticky;top:0;max-height:100vh;overflow:auto}
+.lr-app .lr-right .lr-panel{margin-top:.4em}
+.lr-app.liuren-page{max-width:1600px}
+@media (max-width:900px){.lr-app .lr-main{grid-template-columns:minmax(0,1fr)}
+  .lr-app .lr-right{position:static;max-height:none}}
 @media (max-width:600px){.lr-app{padding:.3em}.liuren-page .lr-board{gap:.8em}}
 """
 
@@ -156,6 +163,7 @@ APP_SCRIPT = """
   }
   function show(html, showing){
     panel.innerHTML = html; panel.setAttribute('data-showing', showing);
+    if(showing && panel.getBoundingClientRect().top > window.innerHeight) panel.scrollIntoView();
   }
   function cast(){
     last = fields();
@@ -246,11 +254,11 @@ def app_page(lang: str = "zh") -> str:
             f'<h1>{esc(a["title"])} <small><a href="/?lang={other}">{esc(a["lang"])}</a></small></h1>'
             f'<form>{moment}{pillars}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
             f'<details><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
-            '<div class="lr-error" role="alert"></div><div id="lr-board"></div>'
+            '<div class="lr-error" role="alert"></div><div class="lr-main"><div id="lr-board"></div><div class="lr-right">'
             f'<div class="lr-whynot">{esc(a["whynot"])} <input id="lr-whynot-value" size="3" placeholder="丑">'
             f' {esc(a["as"])} <select id="lr-whynot-q">{questions}</select>'
             f' <button type="button" id="lr-whynot">{esc(a["ask"])}</button></div>'
-            f'<aside class="lr-panel"><p>{esc(a["hint"])}</p></aside>'
+            f'<aside class="lr-panel"><p>{esc(a["hint"])}</p></aside></div></div>'
             f"</div><script>{APP_SCRIPT}</script></body></html>\n")
 
 
