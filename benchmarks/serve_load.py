@@ -30,13 +30,19 @@ from liuren_logic.serve import make_server, url_of
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
 KINDS = ("cast", "why", "whynot")
+METHODS = ("伏吟", "返吟", "賊剋", "比用", "涉害", "遙剋", "昴星", "別責", "八專")
 
 
 def plan(clients: int, requests: int, seed: int) -> list[list[tuple]]:
     """Each client's requests: (kind, day, offset, question, value)."""
     rng = random.Random(seed)
-    return [[(rng.choice(KINDS), rng.choice(DAYS), rng.randrange(12), rng.choice(("initial", "method")),
-              rng.choice(BRANCHES)) for _ in range(requests)] for _ in range(clients)]
+
+    def request() -> tuple:
+        question = rng.choice(("initial", "method"))
+        value = rng.choice(BRANCHES if question == "initial" else METHODS)
+        return rng.choice(KINDS), rng.choice(DAYS), rng.randrange(12), question, value
+
+    return [[request() for _ in range(requests)] for _ in range(clients)]
 
 
 def expected(requests: list[list[tuple]]) -> dict[tuple, str]:
@@ -62,7 +68,7 @@ def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool]:
     if kind == "cast":
         right = data["header"].endswith("三傳" + sanchuan)
     elif kind == "why":
-        right = (sanchuan[0] if question == "initial" else method) in data["html"]
+        right = (f"初傳{sanchuan[0]}" if question == "initial" else method) in data["html"]
     else:
         right = value in data["html"]
     return kind, took, right
