@@ -60,11 +60,17 @@ def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool]:
     started = time.perf_counter()
     try:
         with urllib.request.urlopen(f"{base}api/{kind}?{urllib.parse.urlencode(fields)}", timeout=120) as answer:
-            data = json.loads(answer.read())
+            status, data = answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        status, data = error.code, json.loads(error.read())
     except (urllib.error.URLError, OSError, ValueError):
         return kind, time.perf_counter() - started, False
     took = time.perf_counter() - started
     sanchuan, method = truth[(day, offset)]
+    if kind == "whynot" and value == (sanchuan[0] if question == "initial" else method):
+        return kind, took, status == 400 and "holds; ask why" in data["error"]  # it is so: no why-not
+    if status != 200:
+        return kind, took, False
     if kind == "cast":
         right = data["header"].endswith("三傳" + sanchuan)
     elif kind == "why":

@@ -117,3 +117,16 @@ def test_concurrent_clients_each_get_their_own_right_answer(server):
     with ThreadPoolExecutor(8) as pool:
         for key, status, head in pool.map(client, charts * 2):
             assert status == 200 and head.endswith("三傳" + expected[key])
+
+
+def test_the_loopback_load_test_gets_every_answer_right():
+    """benchmarks/serve_load.py, small: mixed casts, whys and why-nots, each answer checked."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "serve_load.py"
+    spec = importlib.util.spec_from_file_location("serve_load", path)
+    load = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(load)
+    figures = load.run(clients=4, requests=5, seed=7)
+    assert figures["all"]["n"] == 20 and figures["wrong_or_failed"] == 0
