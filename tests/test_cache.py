@@ -119,3 +119,25 @@ def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeyp
     monkeypatch.setattr(os, "replace", full_disk)
     assert fresh(source, "one.dl").rules
     assert sorted(p.name for p in store.iterdir()) == ["key"]
+
+
+def test_a_tampered_entry_cannot_change_the_charts(store, monkeypatch):
+    """The issue's experiment: one entry with 水 and 火 swapped; trusted, it changes charts; checked, it cannot."""
+    from liuren_logic import Session
+
+    def table():
+        cache._memory.clear()
+        return [(c.id, c.sanchuan, c.method) for c in Session().table()]
+
+    expected = table()
+    (entry,) = [e for e in entries(store) if e.read_bytes().partition(b"\n")[2].startswith(b'["kb/core/elements.dl"')]
+    mac, _, payload = entry.read_bytes().partition(b"\n")
+    swapped = payload.replace('"水"'.encode(), b'"@"').replace('"火"'.encode(), '"水"'.encode()).replace(b'"@"', '"火"'.encode())
+    entry.write_bytes(mac + b"\n" + swapped)
+    with monkeypatch.context() as trusting:
+        trusting.setattr(cache.hmac, "compare_digest", lambda *_: True)
+        trusted = table()
+    assert entry.read_bytes() == mac + b"\n" + swapped  # still there for the checked run
+    changed = sum(a != b for a, b in zip(trusted, expected))
+    assert changed > 100  # 518 of the 720 when this test was written
+    assert table() == expected
