@@ -8,7 +8,8 @@ file of this package, so a changed file, grammar or parser misses. Each entry ca
 an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
 whose MAC does not match is parsed afresh and replaced. The directory is used only
 when it is a real directory owned by the user and not writable by group or others;
-temporary files are removed whether or not the write succeeds.
+temporary files are removed whether or not the write succeeds, and the oldest entries
+beyond ``MAX_ENTRIES``.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ _NODES = {name: cls for name, cls in vars(S).items()
           if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == S.__name__
           and cls is not S.Module}
 _KEY_BYTES = 32
+MAX_ENTRIES = 2000  # about 45 versions of the KB and the package; the oldest written go first
 
 
 def directory() -> Path:
@@ -140,8 +142,17 @@ def _store(folder: Path, name: str, value: S.Module) -> None:
     except (TypeError, ValueError, RecursionError):  # not plain data (or too deep): parse again next time
         return
     _publish(folder, folder / f"{name}.json", _mac(secret, name, payload) + b"\n" + payload, replace=True)
-    for old in folder.glob("*.pickle"):  # entries of the pickle cache this one replaced: never read, removed
-        old.unlink(missing_ok=True)
+    _prune(folder)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the old pickle cache's entries (never read) and the oldest entries beyond ``MAX_ENTRIES``."""
+    try:
+        entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+        for path in list(folder.glob("*.pickle")) + entries[:-MAX_ENTRIES]:
+            path.unlink()
+    except OSError:
+        pass
 
 
 def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:

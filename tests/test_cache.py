@@ -55,7 +55,7 @@ def test_a_planted_pickle_runs_no_code(store, tmp_path):
         name.write_bytes(planted)
         os.chmod(name, 0o600)
     assert fresh(source, "one.dl") == expected
-    assert not marker.exists()
+    assert not marker.exists() and not entry.with_suffix(".pickle").exists()
 
 
 def test_a_tampered_entry_is_detected_and_parsed_again(store):
@@ -107,6 +107,15 @@ def test_the_key_covers_the_package_code(tmp_path):
     before = cache.digest_of_code(package)
     (package / "parser.py").write_text((package / "parser.py").read_text("utf-8") + "\n# changed\n", "utf-8")
     assert cache.digest_of_code(package) != before
+
+
+def test_the_oldest_entries_beyond_the_limit_are_removed(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_ENTRIES", 2)
+    for number, branch in enumerate("子丑寅"):
+        (tmp_path / f"{number}.dl").write_text(f"p({branch}).\n", "utf-8")
+        fresh(tmp_path / f"{number}.dl", f"{number}.dl")
+    kept = [e.read_bytes().partition(b"\n")[2] for e in entries(store)]
+    assert sorted(p[:8] for p in kept) == [b'["1.dl",', b'["2.dl",']
 
 
 def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeypatch):
