@@ -237,3 +237,73 @@ def test_cli_casts_from_pillars_and_refuses_a_bad_one(capsys):
         code = main(["cast", "--day", "辛巳", *hour, *argv])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+# seed 003's patterns of the spirits ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def monthly(fast):
+    """The 720 day charts in three months (寅 亥 丑), cast from pillars with a month."""
+    branches = "子丑寅卯辰巳午未申酉戌亥"
+    pillars = [s + b for s, b, _ in sorted(fast.kb.query("pillar_index", [None, None, None]), key=lambda r: r[2])]
+    return [chart for month in ("丙寅", "乙亥", "丁丑")
+            for chart in fast.cast_many([fast.chart_input(p, branches[(6 + o) % 12], "午", month=month)
+                                         for p in pillars for o in range(12)])]
+
+
+def test_orphan_and_widow_charts_are_a_void_initial(fast):
+    # 「旬中空亡，陽支為孤，陰支寡，陽空發用為孤課，陰空發用為寡課，合為孤寡課」
+    counts = dict.fromkeys(("孤課", "寡課", "孤寡課"), 0)
+    for chart in fast.table():
+        found = patterns(chart)
+        initial = chart.sanchuan[0]
+        void = initial in chart.void
+        yang = initial in "子寅辰午申戌"
+        assert ("孤寡課" in found) == void and ("孤課" in found) == (void and yang) and ("寡課" in found) == (void and not yang)
+        counts.update({name: counts[name] + 1 for name in counts if name in found})
+    assert counts["孤課"] and counts["寡課"] and counts["孤課"] + counts["寡課"] == counts["孤寡課"]
+
+
+def test_tiger_treading_a_corpse_is_the_months_death_spirit_with_the_tiger(fast, monthly):
+    # 「死神病凶，若並虎名白虎躅尸大凶」 is a note of the month list (巳 厄杖死神…, 正月起巳): the month's
+    # 死神, not the day's (子日起卯), carries 白虎 in the chart
+    seen = 0
+    for chart in monthly:
+        month_death = {b for s, b in chart.rows("month_spirit") if s == "死神"}
+        tiger = {b for b, g in chart.rows("general") if g == "白虎"}
+        in_chart = set(chart.sanchuan) | {u for _, u, _ in chart.rows("lesson")}
+        expected = bool(month_death & tiger & in_chart)
+        assert ("白虎躅尸" in patterns(chart)) == expected, chart.id
+        seen += expected
+    assert seen
+    assert not any("白虎躅尸" in patterns(c) for c in fast.table())   # no month, no month spirits
+
+
+def test_the_weeping_spirit_over_hai_or_zi(monthly):
+    # 「亥子上見為哭神下淚，大凶」: the season's 哭神 stands over earth's 亥 or 子, in the chart
+    seen = 0
+    for chart in monthly:
+        heaven = chart.heaven
+        weeping = {b for s, b in chart.rows("spirit") if s == "哭神"}
+        in_chart = set(chart.sanchuan) | {u for _, u, _ in chart.rows("lesson")}
+        expected = any(heaven[p] in weeping & in_chart for p in "亥子")
+        assert ("哭神下淚" in patterns(chart)) == expected, chart.id
+        seen += expected
+    assert seen
+
+
+def test_soul_charts_on_the_day_half(monthly, first_case):
+    # 「飛魂臨年命或日辰發用為飛魂卦」, and 天鬼 (伏殃卦), 喪魄 (喪魄卦) alike: the month's spirit over
+    # the stem or the branch is the initial. The first case: 天鬼 of the tenth month (二六十: 午) is
+    # 午 over 辛, the initial
+    assert "伏殃卦" in patterns(first_case)
+    spirit_of = {"飛魂卦": "飛魂", "伏殃卦": "天鬼", "喪魄卦": "喪魄"}
+    seen = set()
+    for chart in monthly:
+        uppers = {u for n, u, _ in chart.rows("lesson") if n in (1, 3)}
+        for name, spirit in spirit_of.items():
+            place = {b for s, b in chart.rows("month_spirit") if s == spirit}
+            expected = chart.sanchuan[0] in place & uppers
+            assert (name in patterns(chart)) == expected, (chart.id, name)
+            if expected:
+                seen.add(name)
+    assert seen == set(spirit_of)
