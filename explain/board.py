@@ -18,10 +18,11 @@ POSITION_NAMES = {"zh": ("初傳", "中傳", "末傳"), "en": ("initial", "middl
 WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
-           "spirits": "神煞", "patterns": "課格", "relief": "救"},
+           "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
-           "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)"},
+           "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
+           "bifa": "rules of the 畢法賦"},
 }
 
 
@@ -39,6 +40,7 @@ def chart_data(chart: "Chart") -> dict:
         "heaven": chart.heaven, "generals": chart.generals,
         "spirits": [{"where": w, "branch": b, "spirit": s} for w, b, s in chart.spirits],
         "patterns": [{"group": g, "pattern": p} for g, p in chart.patterns],
+        "bifa": [{"number": n, "line": f} for n, f in chart.bifa],
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
         **({"calendar": chart.moment.reasons()} if chart.moment is not None else {}),
     }
@@ -102,6 +104,8 @@ def render_chart(chart: "Chart", lang: str = "zh") -> str:
     if not chart.transmissions:
         lines.append("  — (no rule gives the transmissions; ask why-not initial)")
     lines += _spirits_and_patterns(chart, w)
+    if chart.bifa:
+        lines += ["", f"{w['bifa']}:"] + [f"  {n:>3}. {f}" for n, f in chart.bifa]
     lines += ["", f"{w['plates']}:"]
     for row in SQUARE:
         top = "  ".join((_short(chart, chart.generals.get(chart.heaven.get(e))) if e else "　") for e in row)

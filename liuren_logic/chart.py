@@ -221,6 +221,14 @@ class Chart:
         names = {k for (k,) in self.rows("keti")}
         return sorted(names, key=lambda k: (k != self.method, rank.get(groups.get(k), 3), str(k)))
 
+    @cached_property
+    def bifa(self) -> list[tuple[int, str]]:
+        """(number, line) for each rule of the 畢法賦 the chart meets, in the 賦's order."""
+        if "bifa" not in self.session.kb.program.preds:
+            return []
+        numbers = {f: n for f, n, _ in self.session.source(self.id).query("bifa_line", [None, None, None])}
+        return sorted((numbers[f], f) for (f,) in self.rows("bifa"))
+
     @property
     def sanchuan(self) -> str:
         return "".join(t.branch for t in self.transmissions)

@@ -18,6 +18,8 @@ BIRTH = {"木": "亥", "火": "寅", "金": "巳", "水": "申", "土": "申"}
 TOMB = {"木": "未", "火": "戌", "金": "丑", "水": "辰", "土": "辰"}
 TRINES = {"潤下": set("申子辰"), "炎上": set("寅午戌"), "曲直": set("亥卯未"), "從革": set("巳酉丑")}
 COMBINES = {frozenset(p) for p in ("子丑", "寅亥", "卯戌", "辰酉", "巳申", "午未")}
+GENERAL_ELEMENT = dict(zip("貴人 螣蛇 朱雀 六合 勾陳 青龍 天空 白虎 太常 玄武 太陰 天后".split(), "土火火木土木土金土水金水"))
+XUN_QI = {"子": "丑", "戌": "丑", "申": "子", "午": "子", "辰": "亥", "寅": "亥"}
 JIUCHOU = {"乙卯", "乙酉", "戊子", "戊午", "己卯", "己酉", "辛卯", "辛酉", "壬子", "壬午"}
 # docs/rules.md §3: the methods and their names over the 720 charts (facts to test against)
 # (涉害 is left out: its 課體 also names the 返吟 charts that wade)
@@ -32,6 +34,10 @@ def over(a, b):
 
 def rank(b):
     return "孟" if b in "寅申巳亥" else "仲" if b in "子午卯酉" else "季"
+
+
+def gen(a, b):
+    return "木火土金水"[("木火土金水".index(ELEMENT[a]) + 1) % 5] == ELEMENT[b]
 
 
 def steps(t):
@@ -52,6 +58,8 @@ class View:
         self.down = sum(over(l, u) for u, l in self.lessons)
         seats = [(u, self.palace if l in STEMS else l) for u, l in self.lessons]
         self.distinct = len(set(seats))
+        self.generals = chart.generals
+        self.noble_seat = next(e for e, u in self.heaven.items() if u == chart.noble)
 
     def gan(self):
         return self.heaven[self.palace]
@@ -97,6 +105,21 @@ DEFINITIONS = {
     "交車": lambda v: v.palace != v.branch and frozenset((v.gan(), v.branch)) in COMBINES
     and frozenset((v.zhi(), v.palace)) in COMBINES,
     "龍虎": lambda v: v.branch in "卯酉" and v.t[0] == v.branch,
+    "三奇": lambda v: XUN_QI[decade(v)[0]] in v.t,
+    "六儀": lambda v: v.t[0] == decade(v)[0],
+    "閉口": lambda v: v.heaven[decade(v)[0]] == decade(v)[1],
+    "引從": lambda v: any(BRANCHES.index(v.t[0]) == (BRANCHES.index(p) + 1) % 12
+                        and BRANCHES.index(v.t[2]) == (BRANCHES.index(p) - 1) % 12 for p in (v.palace, v.branch)),
+    "亨通": lambda v: (gen(v.t[0], v.t[1]) and gen(v.t[1], v.t[2]) and gen(v.t[2], v.stem))
+    or (gen(v.t[2], v.t[1]) and gen(v.t[1], v.t[0]) and gen(v.t[0], v.stem)),
+    "淫泆": lambda v: v.t[0] in "卯酉" and v.generals[v.t[0]] in ("天后", "六合"),
+    "蕪淫": lambda v: (v.distinct == 3 and v.up + v.down > 0) or (over(v.gan(), v.branch) and over(v.zhi(), v.stem)),
+    "殃咎": lambda v: (over(v.t[0], v.t[1]) and over(v.t[1], v.t[2]) and over(v.t[2], v.stem))
+    or (over(v.t[2], v.t[1]) and over(v.t[1], v.t[0]) and over(v.t[0], v.stem))
+    or (v.gan() == TOMB[ELEMENT[v.stem]] and v.zhi() == TOMB[ELEMENT[v.branch]])
+    or OVERCOMES[ELEMENT[v.t[0]]] == GENERAL_ELEMENT[v.generals[v.t[0]]],
+    "勵德": lambda v: v.noble_seat in "卯酉",
+    "六純": lambda v: len({BRANCHES.index(b) % 2 for b in [u for u, _ in v.lessons] + v.t}) == 1,
     "重審*": lambda v: any(u == v.t[0] and over(l, u) for u, l in v.lessons),
     "元首*": lambda v: v.down == 0 and any(u == v.t[0] and over(u, l) for u, l in v.lessons),
 }
