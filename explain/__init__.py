@@ -4,6 +4,13 @@
 ``picture`` (DOT, SVG, PNG), ``page`` (one self-contained HTML file), ``board`` (the chart
 drawn), ``notebook`` (:class:`Derivation`, a graph that displays itself).
 """
-from .notebook import Derivation
-
 __all__ = ["Derivation"]
+
+
+def __getattr__(name: str):
+    """``Derivation`` on first use: the board and the lesson need neither it nor networkx."""
+    if name == "Derivation":
+        from .notebook import Derivation
+
+        return Derivation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -49,7 +49,7 @@ def chart_data(chart: "Chart") -> dict:
 def _short(chart: "Chart", general: str | None) -> str:
     if general is None:
         return "　"
-    rows = chart.session.kb.query("general_short", [general, None])
+    rows = chart.session.source(chart.id).query("general_short", [general, None])
     return rows[0][1] if rows else general
 
 

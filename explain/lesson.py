@@ -264,7 +264,7 @@ class _Teacher:
         graph = self.why("method")
         chosen = rule_below(graph)
         applied = graph.nodes[rule_below(graph, premise(graph, chosen, "applicable"))]
-        order = dict(self.session.kb.query("method_order", [None, None]))
+        order = dict(self.session.source(chart.id).query("method_order", [None, None]))
         earlier = sorted((m for m in order if order[m] < order[method]), key=order.get)
         reasons, rules = [], []
         for m in earlier:

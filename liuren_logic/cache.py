@@ -128,7 +128,7 @@ def _load(folder: Path, name: str, path: str) -> Optional[S.Module]:
     if not hmac.compare_digest(mac, _mac(secret, name, payload)):
         return None
     try:
-        return _decode(json.loads(payload), path)
+        return _decode(payload, path)
     except (ValueError, TypeError, KeyError, RecursionError):
         return None
 
@@ -194,18 +194,20 @@ def _encode(module: S.Module) -> list:
     return [module.path, [[node(v) for v in part] for part in (module.kinds, module.preds, module.rules)], module.lines]
 
 
-def _decode(data, path: str) -> S.Module:
-    stored_path, parts, lines = data
+def _decode(payload: bytes, path: str) -> S.Module:
+    """An entry's payload back into syntax nodes, each built as the JSON parser meets it."""
+
+    def node(value: dict):
+        ((tag, (*fields, line, col)),) = value.items()
+        return _NODES[tag](*map(_tuples, fields), Position(path, line, col))
+
+    stored_path, parts, lines = json.loads(payload, object_hook=node)
     if stored_path != path:
         raise ValueError("an entry for another file")
-
-    def node(value):
-        if isinstance(value, list):
-            return tuple(node(v) for v in value)
-        if isinstance(value, dict):
-            ((tag, (*fields, line, col)),) = value.items()
-            return _NODES[tag](*map(node, fields), Position(path, line, col))
-        return value
-
-    kinds, preds, rules = ([node(v) for v in part] for part in parts)
+    kinds, preds, rules = parts
     return S.Module(path, kinds, preds, rules, list(lines))
+
+
+def _tuples(value):
+    """JSON lists as the tuples the syntax nodes hold."""
+    return tuple(map(_tuples, value)) if type(value) is list else value

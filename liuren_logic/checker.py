@@ -14,9 +14,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from . import syntax as S
+from .digraph import Digraph, components, descendants, has_path, shortest_path
 from .errors import KBError, Position, Problem
 
 OPEN_KINDS = {"any", "int", "text"}
@@ -32,7 +31,7 @@ class Program:
     facts: list[S.Rule] = field(default_factory=list)
     rules: list[S.Rule] = field(default_factory=list)
     members: dict[str, frozenset | None] = field(default_factory=dict)
-    dependencies: nx.DiGraph = field(default_factory=nx.DiGraph)
+    dependencies: Digraph = field(default_factory=Digraph)
 
     def rules_for(self, pred: str) -> list[S.Rule]:
         return [r for r in self.rules if r.head.pred == pred]
@@ -43,18 +42,14 @@ class Program:
         moving: set[str] = set()
         for decl in self.preds.values():
             if decl.input and decl.name in graph:
-                moving |= {decl.name} | nx.descendants(graph, decl.name)
+                moving |= {decl.name} | descendants(graph, decl.name)
         return moving
 
     def strata(self) -> list[tuple[tuple[str, ...], bool]]:
         """Groups of mutually recursive relations, lowest first, each with whether it recurses."""
         graph = self.dependencies
-        condensed = nx.condensation(graph)
-        out = []
-        for component in nx.topological_sort(condensed):
-            members = tuple(sorted(condensed.nodes[component]["members"]))
-            out.append((members, len(members) > 1 or graph.has_edge(members[0], members[0])))
-        return out
+        return [(members, len(members) > 1 or graph.has_edge(members[0], members[0]))
+                for members in components(graph)]
 
 
 class _Checker:
@@ -248,7 +243,7 @@ class _Checker:
                 previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
                 graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, pos=literal.pos)
         component_of = {}
-        for index, component in enumerate(nx.strongly_connected_components(graph)):
+        for index, component in enumerate(components(graph)):
             for pred in component:
                 component_of[pred] = index
         for rule in self.program.rules:
@@ -262,8 +257,8 @@ class _Checker:
     def cycle(self, start: str, end: str) -> str:
         return _cycle(self.program.dependencies, start, end)
 
-def _cycle(graph: nx.DiGraph, start: str, end: str) -> str:
-    path = nx.shortest_path(graph, end, start) if start != end else [start]
+def _cycle(graph: Digraph, start: str, end: str) -> str:
+    path = shortest_path(graph, end, start) if start != end else [start]
     return " → ".join(path + [end])
 
 
@@ -275,7 +270,7 @@ def _problem(program: Program, position: Position, message: str) -> Problem:
 def _recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
     """The positive body atoms of a rule that are mutually recursive with its head."""
     graph = program.dependencies
-    return [a for a in rule.body if isinstance(a, S.Atom) and nx.has_path(graph, rule.head.pred, a.pred)]
+    return [a for a in rule.body if isinstance(a, S.Atom) and has_path(graph, rule.head.pred, a.pred)]
 
 
 def warnings(program: Program) -> list[Problem]:
@@ -299,11 +294,14 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion, mutual recursion through three or more relations,
     and right recursion after a relation that may hold a cycle."""
+    import networkx as nx  # for the pyDatalog engine only, which needs it anyway
+
     found = warnings(program)
     for members, recursive in program.strata():
         if len(members) >= 3:
             rule = next(r for r in program.rules if r.head.pred in members)
-            edges = nx.find_cycle(program.dependencies.subgraph(members), rule.head.pred)
+            within = nx.DiGraph((a, b) for a in members for b in program.dependencies.successors(a) if b in members)
+            edges = nx.find_cycle(within, rule.head.pred)
             cycle = " → ".join([a for a, _ in edges] + [edges[0][0]])
             found.append(_problem(program, rule.pos, f"{', '.join(members)} are mutually recursive through "
                                   f"{len(members)} relations ({cycle}); pyDatalog does not finish on that"))
@@ -340,6 +338,8 @@ def _can_cycle(program: Program, step: S.Atom, head: S.Atom, call: S.Atom) -> st
     sources = [i for i in columns if step.args[i].name in names(head)] or columns
     targets = [i for i in columns if step.args[i].name in names(call)] or columns
     fixed = [(i, a.value) for i, a in enumerate(step.args) if isinstance(a, S.Const)]
+    import networkx as nx  # for the pyDatalog engine's checks only
+
     edges = nx.DiGraph()
     for fact in program.facts:
         values = [a.value for a in fact.head.args]

@@ -14,12 +14,13 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from .errors import InputError, KBError, LiurenError
 from .script import simplified
+
+if TYPE_CHECKING:
+    import networkx as nx
 from .userfiles import read_regular, write_replacing
 
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
@@ -208,7 +209,9 @@ def _emit(text: str, args) -> None:
     print(printable(simplified(text) if getattr(args, "simplified", False) else text))
 
 
-def _graph_json(graph: nx.DiGraph) -> str:
+def _graph_json(graph: "nx.DiGraph") -> str:
+    import networkx as nx
+
     data = nx.node_link_data(graph, edges="edges")
     return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1, default=str)
 
@@ -246,7 +249,7 @@ def cmd_why(args, negative: bool = False) -> int:
     return 0
 
 
-def _picture(graph: nx.DiGraph, fmt: str, args) -> str | bytes:
+def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
     from .explain.picture import render, to_dot
     from .explain.view import compact
 
@@ -256,7 +259,7 @@ def _picture(graph: nx.DiGraph, fmt: str, args) -> str | bytes:
     return to_dot(shown, args.lang) if fmt == "dot" else render(shown, fmt, args.lang)
 
 
-def _simplified_graph(graph: nx.DiGraph) -> nx.DiGraph:
+def _simplified_graph(graph: "nx.DiGraph") -> "nx.DiGraph":
     out = graph.copy()
     for _, attrs in out.nodes(data=True):
         for key, value in attrs.items():
@@ -393,6 +396,8 @@ def cmd_audit(args) -> int:
         explained[chart_id] = A.explain(base, other, chart_id, _question(audit, chart_id))
     if args.json:
         data = audit.to_dict()
+        import networkx as nx
+
         data["explained"] = {c: {r: nx.node_link_data(g, edges="edges") for r, g in gs.items()} for c, gs in explained.items()}
         _emit(json.dumps(data, ensure_ascii=False, indent=1, default=str), args)
     else:

@@ -15,17 +15,18 @@ ad-hoc questions can be put to it directly.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
 
-import networkx as nx
-
-from .calendar import moment
 from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
-from .provenance import Explainer
 from .school import load_school
+
+if TYPE_CHECKING:  # networkx, the calendar and the explainer are imported where they are used
+    import networkx as nx
+
+    from .provenance import Explainer
 
 ENGINES = ("materialise", "pydatalog")
 
@@ -48,7 +49,7 @@ class Session:
         self.base = Materialisation(self.kb) if engine == "materialise" else self.kb
         self._charts: dict[str, Chart] = {}
         self._sources: dict[str, object] = {}  # chart id → what answers for it
-        self._explainers: dict[int, Explainer] = {}
+        self._explainers: dict[int, "Explainer"] = {}
 
     @property
     def name(self) -> str:
@@ -87,6 +88,8 @@ class Session:
 
     def dated_input(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
                     latitude: Optional[float] = None) -> DatedInput:
+        from .calendar import moment
+
         readings = self.kb.school.readings if self.kb.school else {}
         day_night = "sun" if readings.get("daynight") == "sun" else "fixed"
         if day_night == "sun" and (latitude is None or longitude is None):
@@ -127,7 +130,9 @@ class Session:
         arity = self.kb.program.preds[pred].arity
         return self.source(chart_id).query(pred, [chart_id] + [None] * (arity - 1))
 
-    def explainer(self, chart_id: Optional[str] = None) -> Explainer:
+    def explainer(self, chart_id: Optional[str] = None) -> "Explainer":
+        from .provenance import Explainer
+
         source = self.source(chart_id)
         if id(source) not in self._explainers:
             self._explainers[id(source)] = Explainer(source)
@@ -162,7 +167,7 @@ class Session:
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 
-    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> nx.DiGraph:
+    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> "nx.DiGraph":
         """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom."""
         pred, args = self._resolve(chart, question, value)
         explainer = self.explainer(self._chart_of(args))
@@ -172,7 +177,7 @@ class Session:
         return explainer.why(pred, args)
 
     def why_not(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
-                depth: int = 3) -> nx.DiGraph:
+                depth: int = 3) -> "nx.DiGraph":
         """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom fails."""
         pred, args = self._resolve(chart, question, value)
         return self.explainer(self._chart_of(args)).why_not(pred, args, depth)
