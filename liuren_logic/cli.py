@@ -364,7 +364,7 @@ def cmd_kb_check(args) -> int:
         print(f"{count} problem{'s' * (count != 1)} found", file=sys.stderr)
         return 1
     for warning in warnings(kb.program):
-        print(f"warning: {warning}", file=sys.stderr)
+        _say(f"warning: {warning}")
     print(f"ok: {len(args.paths)} file{'s' * (len(args.paths) != 1)} checked")
     return 0
 

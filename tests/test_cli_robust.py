@@ -159,7 +159,7 @@ class _Sessions:
 
 _sessions = _Sessions()
 VALUES = st.one_of(
-    st.sampled_from(["辛巳", "甲子", "甲丑", "寅", "午", "子", "X", "3", "-1", "12", "99999999999999999999", "nan",
+    st.sampled_from(["辛巳", "癸亥", "甲子", "甲丑", "寅", "午", "子", "X", "3", "-1", "12", "99999999999999999999", "nan",
                      "1998-11-30 12:00", "2024-01-01 00:00+08:00", "9999-12-31 23:59", "0001-01-01", "Asia/Shanghai",
                      "Mars/Base", "2h", "infh", "1e300h", "0h", "punishment=seed000", "noble=x", "=", "zh", "en",
                      "clashes(子, 午)", "clashes(子, 丑)", "clashes(子", "initial", "method", "noble", "lesson1",
@@ -168,7 +168,7 @@ VALUES = st.one_of(
                      "\x1b[31m", "‮"]),
     st.text(max_size=8),
 )
-OPTIONS = st.sampled_from(["--day", "--jiang", "--hour", "--offset", "--night", "--at", "--tz", "--longitude",
+OPTIONS = st.sampled_from(["--day", "--jiang", "--hour", "--month", "--year", "--offset", "--night", "--at", "--tz", "--longitude",
                            "--latitude", "--school", "--reading", "--kb", "--engine", "--json", "--lang",
                            "--simplified", "--format", "-o", "--full", "--depth", "--vs", "--from", "--to",
                            "--step", "--explain", "--cases", "--limit", "--times", "--alone", "--compiled",
