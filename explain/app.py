@@ -22,14 +22,14 @@ if TYPE_CHECKING:
 APP_WORDS = {
     "zh": {"title": "大六壬 推導課堂", "by_date": "以時刻起課", "by_pillars": "以干支起課", "at": "時刻",
            "tz": "時區", "longitude": "經度", "latitude": "緯度", "day": "日干支", "jiang": "月將", "hour": "占時",
-           "offset": "或 轉數 0–11", "night": "夜", "cast": "起課", "readings": "異說（點選即比較）",
+           "offset": "或 轉數 0–11", "night": "夜", "month": "月建（可省）", "year": "年（可省）", "cast": "起課", "readings": "異說（點選即比較）",
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
            "more": "神煞與課格", "error": "錯誤"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
-           "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "cast": "cast",
+           "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "cast": "cast",
            "readings": "disputed readings (pick one to compare)", "whynot": "why not", "ask": "ask", "as": "as",
            "text_board": "the board as text (as the command line prints it)",
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
@@ -150,7 +150,7 @@ APP_SCRIPT = """
   function fields(){
     var data = new FormData(form), out = new URLSearchParams();
     var mode = data.get('mode');
-    (mode === 'date' ? ['at','tz','longitude','latitude'] : ['day','jiang','hour','offset','night'])
+    (mode === 'date' ? ['at','tz','longitude','latitude'] : ['day','jiang','hour','offset','night','month','year'])
       .forEach(function(k){ var v = data.get(k); if(v) out.set(k, k === 'at' ? v.replace('T',' ') : v); });
     var readings = [];
     root.querySelectorAll('select[data-topic]').forEach(function(s){
@@ -253,7 +253,9 @@ def app_page(lang: str = "zh") -> str:
     pillars = ("<fieldset><label><input type=\"radio\" name=\"mode\" value=\"pillars\">"
                f"{esc(a['by_pillars'])}</label>" + _field("day", a, size="3", placeholder="辛巳")
                + _branch_select("jiang", a) + _branch_select("hour", a) + _field("offset", a, "number", min="0", max="11")
-               + f'<label>{esc(a["night"])}<input name="night" type="checkbox" value="1"></label></fieldset>')
+               + f'<label>{esc(a["night"])}<input name="night" type="checkbox" value="1"></label>'
+               + _field("month", a, size="3", placeholder="癸亥") + _field("year", a, size="4", placeholder="戊寅")
+               + "</fieldset>")
     return ("<!DOCTYPE html>\n"
             f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'

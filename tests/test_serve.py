@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import urllib.error
 import urllib.parse
@@ -130,3 +131,13 @@ def test_the_loopback_load_test_gets_every_answer_right():
     spec.loader.exec_module(load)
     figures = load.run(clients=4, requests=5, seed=7)
     assert figures["all"]["n"] == 20 and figures["wrong_or_failed"] == 0
+
+
+def test_a_chart_cast_from_pillars_takes_the_month_and_year(server):
+    """The app takes the cast command's own options: --month and --year bring the month and year spirits."""
+    plain = get(server, "/api/cast", day="辛巳", jiang="寅", hour="午")[1]["html"]
+    status, data = get(server, "/api/cast", day="辛巳", jiang="寅", hour="午", month="癸亥", year="戊寅")
+    assert status == 200
+    dated = Session().cast_at("1998-11-30 12:00", "Asia/Shanghai")
+    assert {s for _, _, s in dated.spirits} <= set(re.findall(r'data-q="spirit" data-value="([^"]+)"', data["html"]))
+    assert len(data["html"]) > len(plain)
