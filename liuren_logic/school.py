@@ -64,11 +64,17 @@ class School:
         return School(name, self.include, readings, self.labels, self.defaulted)
 
     def completed(self, default: "School") -> "School":
-        """This school with the default's folders and readings wherever it names none."""
-        missing = sorted(set(default.readings) - set(self.readings))
+        """This school with the default's folders and readings wherever it names none.
+
+        A topic named after a KB folder (``keti_zhanguan`` reads kb/keti) is taken from the
+        default only when this school includes that folder: its files need the folder's relations.
+        """
+        include = self.include or default.include
+        owners = {t: next((f for f in default.include if t.startswith(f + "_")), None) for t in default.readings}
+        missing = sorted(t for t in set(default.readings) - set(self.readings) if owners[t] in (None, *include))
         readings = {**{t: default.readings[t] for t in missing}, **self.readings}
         defaulted = (() if self.include else ("include",)) + tuple(missing)
-        return School(self.name, self.include or default.include, readings, self.labels, defaulted)
+        return School(self.name, include, readings, self.labels, defaulted)
 
     def note(self) -> str:
         """What the school took from the default school, in one line ('' when nothing)."""

@@ -124,3 +124,12 @@ def test_why_and_why_not_a_keti(session, question, name):
         assert "斬關" not in chart.keti
         graph = session.why_not(chart, "keti", name)
     assert graph.number_of_nodes() > 1
+
+
+def test_a_school_without_kb_keti_takes_no_keti_reading_from_the_default(tmp_path):
+    school = tmp_path / "small.toml"
+    school.write_text('name = "small"\ninclude = ["core", "chart", "methods"]\n', "utf-8")
+    small = Session(str(school))
+    assert not any(t.startswith("keti_") for t in small.kb.school.readings)
+    assert "keti" not in small.kb.program.preds
+    assert small.cast("辛巳", jiang="寅", hour="午").keti == []
