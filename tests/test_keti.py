@@ -90,6 +90,17 @@ def test_sanjiao_by_the_daquan_needs_yin_he_which_the_zhinan_case_lacks(zhinan_c
     assert "三交" in names_under({"keti_sanjiao": "daquan"}, case(zhinan_cases, 16))  # 酉 carries 六合
 
 
+def test_zhuolun_over_you_only_in_the_dinge_reading():
+    lodging, shenyou = Session(), Session(readings={"keti_zhuolun": "shenyou"})
+
+    def wheel(s, palace):  # charts named 斫輪 whose 卯 stands over earth's palace
+        return {c.id for c in s.table() if "斫輪" in c.keti and c.heaven[palace] == "卯"}
+
+    assert wheel(shenyou, "酉") and not wheel(lodging, "酉")
+    assert wheel(lodging, "戌") and not wheel(shenyou, "戌")
+    assert wheel(lodging, "申") == wheel(shenyou, "申") != set()
+
+
 def test_jiuchou_strict_reading_needs_the_chou_initial(zhinan_cases):
     c = case(zhinan_cases, 97)  # 乙酉 offset 4: 丑 over 酉, initial 申
     assert "九醜" in names_under({}, c)
