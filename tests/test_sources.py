@@ -39,3 +39,99 @@ def test_every_annotated_rule_and_declared_predicate_has_both_labels(session):
 def test_every_rule_of_the_default_school_is_annotated(session):
     plain = [f"{r.pos}" for r in session.kb.program.rules if not r.annotated]
     assert plain == []
+
+
+# A cited line must say what its rule does. The check: the line contains the rule's key term, which
+# is a name the rule concludes (a constant of its head) or a two-character word of its zh label;
+# where neither occurs in the line, the key term below was read against the line and the rule.
+REVIEWED = {
+    "relation.six_harmony": "六合", "relation.trine_peak": "三合", "relation.trine_birth": "三合",
+    "relation.trine_tomb": "三合", "relation.tomb": "墓", "general.run_forward": "天盤將",
+    "general.run_backward": "天盤將", "lesson.first": "甲課寅", "lesson.same_position": "八專",
+    "bazhuan.middle": "中末總向日上", "bazhuan.final": "中末總向日上", "bieze.middle": "中末干中寄",
+    "bieze.final": "中末干中寄", "biyong.same_polarity": "陽日用陽陰用陰", "fanyin.jinglan": "丑日登明",
+    "fanyin.jinglan_middle": "辰上作申", "fanyin.jinglan_final": "日上作未", "fuyin.middle": "刑之作中",
+    "fuyin.middle_self_yang_other": "次傳顛倒日辰", "fuyin.middle_self_yin_other": "次傳顛倒日辰",
+    "fuyin.walk": "迤邐刑之", "fuyin.walk_restart": "迤邐刑之", "fuyin.final": "刑之作中末",
+    "maoxing.yang_initial": "陽仰", "maoxing.yin_initial": "陰俯", "transmission.final": "中上加臨是末",
+    "shehai.palace_stem": "甲課寅", "shehai.jianji": "孟深", "shehai.chawei": "仲淺", "shehai.fudeng_yin": "復等柔辰",
+    "yaoke.candidate_haoshi": "先取神遙", "method.zeike_sequence": "中上加臨",
+    "shehai.met_lower": "路逢多剋", "shehai.met_upper": "路逢多剋", "shehai.deepest": "路逢多剋",
+    "tomb.stem_element": "單論五行",
+    # spirits
+    "spirit.alt.month": "天獄", "spirit.alt.month003": "皇恩", "spirit.alt.season": "地獄",
+    "spirit.day.liuhe": "丑與子合", "spirit.day.sanhe": "申子辰", "spirit.day.trine": "驛馬",
+    "spirit.year.trine": "驛馬", "spirit.day.table": "雷電", "spirit.day.de_yin": "寅己",
+    "spirit.day.lu": "祿", "spirit.month.forward": "寅順十二", "spirit.month.group_back": "逆三輪",
+    "spirit.month.group_forward": "孟移", "spirit.month.trine": "四組分列", "spirit.month.stem": "天德正丁",
+    "spirit.month.table": "正月到臘月", "spirit.month.six": "天財正七辰", "spirit.season.table": "春丑",
+    "spirit.season.pillar": "春乙卯", "spirit.present.zhi": "中支", "spirit.present.gan_yin": "陰神",
+    "spirit.present.zhi_yin": "陰神",
+    # patterns and the generals' states
+    "pattern.virtue_yin": "寅己", "pattern.palace_guiren": "子上「解息」", "pattern.palace_tengshe": "子上墜水",
+    "pattern.palace_liuhe": "子丑是", "pattern.palace_gouchen": "子丑之宮", "pattern.palace_qinglong": "子上入海",
+    "pattern.palace_tiankong": "子上溺水", "pattern.palace_baihu": "子上渡江", "pattern.palace_taichang": "子上遭枷",
+    "pattern.palace_xuanwu": "子上散髮", "pattern.palace_taiyin": "子上垂簾", "pattern.palace_tianhou": "子上守閨",
+    "pattern.gouchen_zhangjian": "伏剱者", "pattern.qinglong_wo": "臥者", "pattern.ghost": "鬼者",
+    "pattern.gui_dao_qi": "盜氣", "pattern.trine_count": "三合入傳", "pattern.gan_he": "干合",
+    "pattern.ganzhi_combine": "支干互合", "pattern.adjacent": "剋近", "pattern.adjacent_back": "剋近",
+    "pattern.tongxin_own": "上神與支干合", "pattern.uppers_in_trine": "三、六合", "pattern.san_liu_he_gb": "三、六合",
+    "pattern.san_liu_he_zp": "三、六合", "pattern.jiaoche_tuo": "脫合", "pattern.jiaoche_hai": "害合",
+    "pattern.jiaoche_xing": "刑合", "pattern.jiaoche_chong": "先合後離", "pattern.jiaoche_jiaohui": "交會合",
+    "pattern.day_tomb": "日墓", "pattern.gan_palace": "甲課寅", "pattern.approach_zhi": "衝辰",
+    "pattern.day_point_gan": "衝日", "pattern.day_point_zhi": "衝辰", "pattern.clashes_day": "衝日",
+    "pattern.meets_gan": "干刑", "pattern.meets_zhi": "支刑", "pattern.kechuan_lesson": "傳課俱全",
+    "pattern.kechuan_transmission": "傳課俱全", "pattern.transmitted": "入傳", "pattern.general_seat": "到辰戌上",
+    "pattern.birth": "自生入墓", "pattern.birth_earth": "辰臨申", "pattern.month_number": "正卯、二酉",
+    "pattern.chart_month": "正卯、二酉", "pattern.quarter_mid": "皆歸木鄉", "pattern.quarter_first": "皆歸木鄉",
+    "pattern.quarter_last": "皆歸木鄉", "pattern.drains_lesson": "源消根斷", "pattern.step": "連珠聯茹",
+    "pattern.jin_ru": "進退", "pattern.tui_ru": "進退", "pattern.punish_pair": "戌刑干",
+    "pattern.punish_pair_back": "戌刑干",
+    # 課體 from the classical books
+    "keti.zhuyin_seat": "戌天魁", "keti.decade_tail": "首尾", "keti.wuyin_jiaoke": "交剋",
+    "keti.trine_name": "潤下格", "keti.tuiru": "退連茹", "keti.lianzhu_jin": "連茹", "keti.lianzhu_tui": "連茹",
+    "keti.jiuchou_linzhi": "臨支上",
+}
+
+# Rules with no seed line that states them; a line they once cited said something else.
+UNCITED = {
+    "general.forward": "seed 000's 「此貴神，晝順行，夜逆行」 is the other reading (direction=daynight)",
+    "general.backward": "seed 000's 「此貴神，晝順行，夜逆行」 is the other reading (direction=daynight)",
+    "plate.heaven": "「三傳既定天盤將」 is about placing the generals (general.run_forward)",
+    "pattern.palace_state": "「朱雀行宮須細推」 closes 朱雀's verse; each state cites its general's verse",
+    "pattern.general_state": "「朱雀行宮須細推」 closes 朱雀's verse; each state cites its general's verse",
+    "pattern.virtue_yang": "seed 000 uses 德 (2065) but states only the yin stems' 德",
+    "spirit.day.de_yang": "seed 000 states only the yin stems' 德 (寅己、申乙、巳辛、亥丁)",
+}
+
+
+def _key_terms(rule) -> set[str]:
+    from liuren_logic import syntax as S
+
+    cjk = re.compile(r"[\u3400-\u9fff]")
+    terms = {str(a.value) for a in rule.head.args if isinstance(a, S.Const) and cjk.search(str(a.value))}
+    label = re.sub(r"\{[^}]*\}", "|", rule.label("zh") or "")
+    terms |= {label[i:i + 2] for i in range(len(label) - 1) if cjk.match(label[i]) and cjk.match(label[i + 1])}
+    return terms
+
+
+def test_every_cited_line_states_its_rule(session):
+    rules = {r.id: r for r in session.kb.program.rules if r.annotated}
+    unfit = []
+    for rule in (r for r in rules.values() if r.source):
+        quote = re.sub(r"\s+", "", rule.source.partition(": ")[2])
+        if any(term in quote for term in _key_terms(rule)):
+            assert rule.id not in REVIEWED, f"{rule.id}: its own words are in the line; drop it from REVIEWED"
+        elif REVIEWED.get(rule.id, "\0") not in quote:
+            unfit.append(f"{rule.id} at {rule.pos}: {rule.source}")
+    assert not unfit, "cited lines that do not state their rule (cite the line that does, or review it):\n" + "\n".join(unfit)
+    assert set(REVIEWED) <= set(rules), sorted(set(REVIEWED) - set(rules))
+    for rule_id, reason in UNCITED.items():
+        assert not rules[rule_id].source, f"{rule_id}: {reason}"
+
+
+def test_the_hour_rule_cites_the_case_that_sets_the_general_over_the_hour(session):
+    rule = next(r for r in session.kb.program.rules if r.id == "chart.offset")
+    assert "月將" in rule.source and "午時起課" in rule.source
+    assert not [r.id for r in session.kb.program.rules if r.source and r.source.endswith("朱雀行宮須細推")
+                and r.id != "pattern.palace_zhuque"]
