@@ -27,23 +27,24 @@ WORDS = {
 
 
 def chart_data(chart: "Chart") -> dict:
-    """Everything the chart concludes, as JSON-ready data."""
-    return {
+    """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json)."""
+    from liuren_logic import jsondata as J
+
+    return J.document("chart", {
         "id": chart.id, "school": chart.session.name,
         "day": chart.day, "jiang": chart.jiang, "hour": chart.hour,
         "offset": chart.offset, "daytime": chart.daytime,
         "method": chart.method, "names": chart.subnames, "keti": chart.keti,
         "noble": chart.noble, "direction": chart.direction, "void": chart.void,
-        "lessons": [{"number": l.number, "upper": l.upper, "lower": l.lower, "general": l.general} for l in chart.lessons],
-        "transmissions": [{"position": t.position, "branch": t.branch, "general": t.general,
-                           "hidden_stem": t.hidden_stem, "kin": t.kin, "void": t.void} for t in chart.transmissions],
+        "lessons": [J.lesson(l) for l in chart.lessons],
+        "transmissions": [J.transmission(t) for t in chart.transmissions],
         "heaven": chart.heaven, "generals": chart.generals,
-        "spirits": [{"where": w, "branch": b, "spirit": s} for w, b, s in chart.spirits],
-        "patterns": [{"group": g, "pattern": p} for g, p in chart.patterns],
+        "spirits": [J.spirit(w, b, s) for w, b, s in chart.spirits],
+        "patterns": [J.pattern(g, p) for g, p in chart.patterns],
         "bifa": [{"number": n, "line": f} for n, f in chart.bifa],
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
-        **({"calendar": chart.moment.reasons()} if chart.moment is not None else {}),
-    }
+        **({"calendar": J.calendar(chart.moment)} if chart.moment is not None else {}),
+    })
 
 
 def _short(chart: "Chart", general: str | None) -> str:

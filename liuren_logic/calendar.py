@@ -112,6 +112,11 @@ class Moment:
         """One readable line per field."""
         return _reasons(self, self._basis)
 
+    @property
+    def jie(self) -> TermInstant:
+        """The 節 that began the month (the month pillar changes there)."""
+        return self._basis.jie
+
 
 # ----------------------------------------------------------------------------- public entry
 
@@ -215,20 +220,28 @@ def _coordinate(name: str, value: object, limit: int) -> float | None:
     return float(value)
 
 
-_AT = re.compile(r"\s*(\d+)-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?\s*")
-_AT_FORM = "expected YYYY-MM-DD HH:MM[:SS] (or YYYY-MM-DDTHH:MM[:SS])"
+_AT = re.compile(r"\s*(\d+)-(\d{1,2})-(\d{1,2})[ T](\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?"
+                 r"(Z|[+-]\d{2}:?\d{2})?\s*")
+_AT_FORM = "expected YYYY-MM-DD HH:MM[:SS] (or ISO 8601: YYYY-MM-DDTHH:MM[:SS][+08:00|Z])"
 
 
 def _parse(text: str) -> datetime:
-    """A naive datetime from 'YYYY-MM-DD HH:MM[:SS]' or the ISO 'T' form."""
+    """A datetime from 'YYYY-MM-DD HH:MM[:SS]' or ISO 8601; aware when the text gives an offset."""
     found = _AT.fullmatch(text)
     if not found:
         raise CalendarError(f"cannot read date {text!r}: {_AT_FORM}")
-    year, month, day, hour, minute, second, fraction = found.groups()
+    year, month, day, hour, minute, second, fraction, offset = found.groups()
     _check_year(int(year))
     micro = int((fraction or "0").ljust(6, "0"))
+    zone = None
+    if offset:
+        digits = offset.replace(":", "")
+        minutes = 0 if offset == "Z" else (int(digits[1:3]) * 60 + int(digits[3:5])) * (-1 if digits[0] == "-" else 1)
+        if abs(minutes) >= 24 * 60:
+            raise CalendarError(f"cannot read date {text!r}: the offset {offset} is not under 24 hours")
+        zone = timezone(timedelta(minutes=minutes))
     try:
-        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micro)
+        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micro, zone)
     except ValueError as err:
         raise CalendarError(f"cannot read date {text!r}: {err}; {_AT_FORM}") from None
 

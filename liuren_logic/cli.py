@@ -209,11 +209,13 @@ def _emit(text: str, args) -> None:
     print(printable(simplified(text) if getattr(args, "simplified", False) else text))
 
 
-def _graph_json(graph: "nx.DiGraph") -> str:
-    import networkx as nx
+def _json(data: dict, args, sessions=()) -> None:
+    """A ``--json`` document: ``--simplified`` changes its prose only (never an id or a value)."""
+    from .jsondata import display_only
 
-    data = nx.node_link_data(graph, edges="edges")
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=1, default=str)
+    text = json.dumps(display_only(data, getattr(args, "simplified", False)), ensure_ascii=False, indent=1,
+                      default=str)
+    _write(text, argparse.Namespace(**{**vars(args), "simplified": False}), sessions)
 
 
 def cmd_cast(args) -> int:
@@ -222,7 +224,7 @@ def cmd_cast(args) -> int:
     session = _session(args)
     chart = _chart(session, args)
     if args.json:
-        _emit(json.dumps(chart_data(chart), ensure_ascii=False, indent=1), args)
+        _json(chart_data(chart), args)
     else:
         _emit(render_chart(chart, args.lang), args)
     return 0
@@ -241,7 +243,9 @@ def cmd_why(args, negative: bool = False) -> int:
         graph = session.why(chart, args.question, args.value)
     fmt = args.format or ("json" if args.json else "text")
     if fmt == "json":
-        _write(_graph_json(graph), args, [session])
+        from .jsondata import derivation
+
+        _json(derivation(graph, chart.id if chart is not None else None), args, [session])
     elif fmt == "text":
         _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
     else:
@@ -305,7 +309,9 @@ def cmd_teach(args) -> int:
     chart = _chart(session, args)
     steps = lesson_steps(chart, args.lang)
     if args.json:
-        _emit(json.dumps([s.as_dict() for s in steps], ensure_ascii=False, indent=1), args)
+        from .jsondata import lesson_document
+
+        _json(lesson_document(chart, steps, args.lang), args)
     elif args.interactive and sys.stdin.isatty():
         prompt = {"zh": "〔按 Enter 續講〕", "en": "[Enter for the next step]"}[args.lang]
         waiting = True
@@ -334,12 +340,14 @@ def cmd_page(args) -> int:
 def cmd_table(args) -> int:
     session = _session(args)
     charts = session.table(daytime=not args.night)
-    rows = [{"day": c.day, "offset": c.offset, "method": c.method, "names": c.subnames, "sanchuan": c.sanchuan}
-            for c in charts]
     if args.json:
-        _emit(json.dumps(rows, ensure_ascii=False, indent=1), args)
+        from .jsondata import chart_row, document
+
+        _json(document("table", {"school": session.name, "daytime": not args.night,
+                                 "rows": [chart_row(c) for c in charts]}), args)
     else:
-        lines = [f"{r['day']}  {r['offset']:>2}  {r['method'] or '—'}  {'·'.join(r['names'])}  {r['sanchuan'] or '—'}" for r in rows]
+        lines = [f"{c.day}  {c.offset:>2}  {c.method or '—'}  {'·'.join(c.subnames)}  {c.sanchuan or '—'}"
+                 for c in charts]
         _emit("\n".join(lines), args)
     return 0
 
@@ -388,18 +396,15 @@ def cmd_audit(args) -> int:
     else:
         times = {"both": (True, False), "day": (True,), "night": (False,)}[args.times]
         inputs_of = lambda s: A.table_inputs(s, times)  # noqa: E731
-    progress = _say if sys.stderr.isatty() else None
-    audit = A.compare(base, other, inputs_of, progress)
-    explained = {}
-    for wanted in args.explain:
-        chart_id = _audit_chart(base, wanted)
-        explained[chart_id] = A.explain(base, other, chart_id, _question(audit, chart_id))
+    asked = [_audit_chart(base, wanted) for wanted in args.explain]
+    audit = A.compare(base, other, inputs_of, _progress_bar() if sys.stderr.isatty() else None, keep=asked)
+    explained = {chart_id: A.explain(base, other, chart_id, _question(audit, chart_id)) for chart_id in asked}
     if args.json:
-        data = audit.to_dict()
-        import networkx as nx
+        from .jsondata import derivation, document
 
-        data["explained"] = {c: {r: nx.node_link_data(g, edges="edges") for r, g in gs.items()} for c, gs in explained.items()}
-        _emit(json.dumps(data, ensure_ascii=False, indent=1, default=str), args)
+        data = {**audit.to_dict(), "explained": {c: {r: derivation(g, c) for r, g in gs.items()}
+                                                 for c, gs in explained.items()}}
+        _json(document("audit", data), args)
     else:
         from .explain.tree import render
 
@@ -414,6 +419,16 @@ def cmd_audit(args) -> int:
         _write(audit_html(audit, explained, args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
                [base, other], "--html")
     return 0
+
+
+def _progress_bar(width: int = 30):
+    """A progress bar on standard error, redrawn in place: ``[#####·····] 360/720 charts``."""
+    def show(done: int, total: int) -> None:
+        filled = width * done // max(total, 1)
+        end = "\n" if done >= total else ""
+        print(f"\r[{'#' * filled}{'·' * (width - filled)}] {done}/{total} charts", end=end, file=sys.stderr, flush=True)
+
+    return show
 
 
 def _audit_chart(session, wanted: str) -> str:
@@ -451,7 +466,9 @@ def _audit_cases(args, sessions) -> int:
         raise InputError(f"--cases {args.cases}: expected a JSON list of cases")
     verdicts = follows(sessions, cases)
     if args.json:
-        _emit(json.dumps([v.__dict__ for v in verdicts], ensure_ascii=False, indent=1), args)
+        from .jsondata import document
+
+        _json(document("cases", {"cases": [{**v.__dict__, "follows": list(v.follows)} for v in verdicts]}), args)
     else:
         _emit(render_cases(verdicts), args)
     return 0

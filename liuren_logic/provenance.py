@@ -205,7 +205,7 @@ class Explainer:
         bindings = ", ".join(f"{k}={S.format_value(v)}" for k, v in sorted(shown.items()))
         return {"kind": kind, "text": f"{rule.id} [{bindings}]", "rule": rule.id,
                 "where": f"{rule.pos.path}:{rule.pos.line}", "source": rule.source,
-                "labelled": rule.annotated, "bindings": bindings,
+                "labelled": rule.annotated, "bindings": dict(sorted(shown.items())),
                 "zh": fill(rule.label("zh"), shown), "en": fill(rule.label("en"), shown)}
 
     def _add_firing(self, graph, firing: Firing, chosen) -> str:

@@ -112,6 +112,14 @@ class Session:
             self._sources[chart_id] = source
         return [self._charts[i.id] for i in inputs]
 
+    def forget(self, chart_ids: Sequence[str]) -> None:
+        """Release charts cast before (a long audit's batches): their answers and explainers."""
+        for chart_id in chart_ids:
+            self._charts.pop(chart_id, None)
+            self._sources.pop(chart_id, None)
+        live = {id(source) for source in self._sources.values()}
+        self._explainers = {key: e for key, e in self._explainers.items() if key in live}
+
     def table(self, daytime: bool = True) -> list[Chart]:
         """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])

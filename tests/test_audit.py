@@ -76,8 +76,10 @@ def test_day_boundary_over_a_date_range():
     late, midnight = Session(), Session(readings={"day_boundary": "00:00"})
     audit = compare(late, midnight, lambda s: [s.dated_input(m) for m in moments("2024-03-01 21:00", "2024-03-02 02:00", "30m")])
     changed = sorted(late.chart(c).hour for c in audit.changed())
-    assert audit.charts == 11 and changed == ["子", "子"]  # 23:00 and 23:30 change day; after midnight both agree
-    assert "of 11 charts change" in render_text(audit)
+    # 23:00 and 23:30 change day, one chart cast once for both moments; after midnight both agree
+    assert audit.charts == 11 and audit.distinct == 4 and changed == ["子"]
+    assert {d.moments for d in audit.differences} == {2}
+    assert "1 of 4 charts (11 moments) change" in render_text(audit)
 
 
 def test_bad_ranges_are_named():
@@ -169,3 +171,36 @@ def table_inputs_day(session):
     from liuren_logic.audit import table_inputs
 
     return table_inputs(session, (True,))
+
+
+def test_dated_batches_cast_each_distinct_chart_once_and_release_them(monkeypatch):
+    import liuren_logic.audit as A
+
+    late, midnight = Session(), Session(readings={"day_boundary": "00:00"})
+    when = moments("2024-03-01 00:00", "2024-03-02 23:00", "1h")
+    inputs_of = lambda s: [s.dated_input(m) for m in when]  # noqa: E731
+    whole = compare(late, midnight, inputs_of)
+    # a day: 00:00 alone, eleven two-hour branches of two moments, and 23:00 (a day apart under the readings)
+    assert whole.charts == 48 and whole.distinct == 26
+    casts, seen = [], []
+    for session in (late, midnight):
+        original = session.cast_many
+        monkeypatch.setattr(session, "cast_many", lambda inputs, original=original: casts.append(len(inputs))
+                            or original(inputs))
+    monkeypatch.setattr(A, "BATCH", 10)
+    monkeypatch.setattr(A, "CHUNK", 4)
+    kept = whole.differences[0].chart
+    batched = compare(late, midnight, inputs_of, lambda done, total: seen.append((done, total)), keep=[kept])
+    assert batched.differences == whole.differences and batched.rows == whole.rows
+    assert sum(casts) == 2 * 26 and max(casts) == 4 and seen[-1] == (26, 26)
+    assert late.chart(kept) is not None and late.chart(when[0].strftime("%Y-%m-%d %H:%M:%S+0800")) is None
+
+
+def test_the_progress_bar_redraws_one_line_on_stderr(capsys):
+    from liuren_logic.cli import _progress_bar
+
+    show = _progress_bar(10)
+    show(5, 10)
+    show(10, 10)
+    err = capsys.readouterr().err
+    assert err == "\r[#####·····] 5/10 charts\r[##########] 10/10 charts\n"

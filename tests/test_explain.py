@@ -110,7 +110,7 @@ def test_teach_json_lists_the_steps(capsys):
     code, out, _ = run(capsys, "teach", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--json", "--simplified")
     import json
 
-    steps = json.loads(out)
+    steps = json.loads(out)["steps"]  # the lesson document (schemas/lesson.schema.json)
     assert code == 0 and steps[4]["rules"] == ["bazhuan.yin"] and "八专" in steps[3]["text"]
 
 
