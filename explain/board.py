@@ -6,6 +6,7 @@ heaven's branch over earth's in each palace, earth fixed as it is always drawn.
 """
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -18,11 +19,15 @@ POSITION_NAMES = {"zh": ("初傳", "中傳", "末傳"), "en": ("initial", "middl
 WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
-           "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法"},
+           "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法", "generals": "天將",
+           "pillars": "四柱", "jie": "節", "qi": "中氣", "jiang": "月將", "given": "月將",
+           "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
            "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
-           "bifa": "rules of the 畢法賦"},
+           "bifa": "rules of the 畢法賦", "generals": "generals (天將)",
+           "pillars": "pillars", "jie": "節", "qi": "中氣", "jiang": "月將",
+           "origin": {"歲": "year (歲)", "月": "month (月)", "季": "season (季)", "日": "day (日)"}},
 }
 
 
@@ -54,15 +59,60 @@ def _short(chart: "Chart", general: str | None) -> str:
     return rows[0][1] if rows else general
 
 
-def _spirits_and_patterns(chart: "Chart", words: dict) -> list[str]:
-    """The spirits that show in the chart, by the place they show on, and the patterns by group."""
+ORIGINS = (("歲", ("歲",)), ("月", ("月",)), ("季", ("季",)), ("日", ("日支", "日干")))  # spirit_key, grouped
+
+
+def _spirits_by_origin(chart: "Chart", words: dict) -> list[str]:
+    """The spirits that show, grouped by what they are reckoned from (``spirit_key``: year, month,
+    season, day), each with its branch and the places it shows on: 天馬寅(中傳)."""
+    keys: dict[str, set] = defaultdict(set)
+    if "spirit_key" in chart.session.kb.program.preds:
+        for spirit, key in chart.session.source(chart.id).query("spirit_key", [None, None]):
+            keys[spirit].add(key)
+    places: dict[tuple, list[str]] = {}
+    for where, branch, spirit in chart.spirits:
+        places.setdefault((spirit, branch), []).append(where)
+    groups: dict[str, list[str]] = {origin: [] for origin, _ in ORIGINS}
+    for (spirit, branch), wheres in sorted(places.items()):
+        origin = "·".join(o for o, ks in ORIGINS if keys[spirit] & set(ks)) or "？"
+        groups.setdefault(origin, []).append(f"{spirit}{branch}({'·'.join(wheres)})")
+    names = words["origin"]
+    return [f"  {'·'.join(names.get(o, o) for o in origin.split('·'))}: {' '.join(items)}"
+            for origin, items in groups.items() if items]
+
+
+def _general_states(chart: "Chart", everyone: bool = False) -> list[str]:
+    """Each general's seat (the branch it rides over its earth palace) and the states (``general_state``)
+    it is in there: the generals of the lessons and transmissions, or all twelve."""
+    preds = chart.session.kb.program.preds
+    if "general_seat" not in preds or "general_state" not in preds:
+        return []
+    seats = {g: (b, p) for g, b, p in chart.rows("general_seat")}
+    states: dict[str, list[str]] = defaultdict(list)
+    for general, state in chart.rows("general_state"):
+        states[general].append(state)
+    shown = [t.general for t in chart.transmissions] + [l.general for l in reversed(chart.lessons)]
+    if everyone:
+        shown += sorted(seats, key=lambda g: seats[g][1])
+    return [f"  {g} {seats[g][0]}臨{seats[g][1]}: {' '.join(states[g]) or '—'}"
+            for g in dict.fromkeys(shown) if g in seats]
+
+
+def calendar_line(chart: "Chart", words: dict) -> str:
+    """A dated chart's calendar in one line: the four pillars, the 節 and 中氣 in force, the 月將."""
+    m = chart.moment
+    return (f"  {words['pillars']} {m.year_pillar} {m.month_pillar} {m.day_pillar} {m.hour_pillar}"
+            f" · {words['jie']} {m.jie} · {words['qi']} {m.qi} → {words['jiang']} {chart.jiang}")
+
+
+def _spirits_and_patterns(chart: "Chart", words: dict, all_generals: bool = False) -> list[str]:
+    """The spirits that show in the chart by origin, the generals' states, and the patterns by group."""
     lines = []
     if chart.spirits:
-        by_place: dict[tuple, list[str]] = {}
-        for where, branch, spirit in chart.spirits:
-            by_place.setdefault((where, branch), []).append(spirit)
-        lines += ["", f"{words['spirits']}:"] + [f"  {where}{branch}: {' '.join(items)}"
-                                                  for (where, branch), items in by_place.items()]
+        lines += ["", f"{words['spirits']}:"] + _spirits_by_origin(chart, words)
+    generals = _general_states(chart, all_generals)
+    if generals:
+        lines += ["", f"{words['generals']}:"] + generals
     if chart.patterns:
         by_group: dict[str, list[str]] = {}
         for group, pattern in chart.patterns:
@@ -81,14 +131,17 @@ def method_line(chart: "Chart") -> str:
     return " · ".join([head] + [k for k in chart.keti if k not in shown])
 
 
-def render_chart(chart: "Chart", lang: str = "zh") -> str:
-    """The chart drawn for the terminal: header, 四課, 三傳, 天地盤."""
+def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = False, all_generals: bool = False) -> str:
+    """The chart drawn for the terminal: header (a dated chart's calendar in one line, or with every
+    reason), 四課, 三傳, spirits, generals, patterns, 天地盤."""
     w = WORDS[lang]
     when = w["day"] if chart.daytime else w["night"]
     run = w["forward"] if chart.direction == "順" else w["backward"]
     lines = [f"{chart.day}日 {chart.jiang}將 {chart.hour}時  ({when}; {w['noble']} {chart.noble} {run})"
              f"  {w['void']} {''.join(chart.void)}  [{w['school']}: {chart.session.name}]"]
     if chart.moment is not None:
+        lines.append(calendar_line(chart, w))
+    if chart.moment is not None and explain_calendar:
         reasons = chart.moment.reasons()
         if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
             reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
@@ -104,7 +157,7 @@ def render_chart(chart: "Chart", lang: str = "zh") -> str:
         lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}")
     if not chart.transmissions:
         lines.append("  — (no rule gives the transmissions; ask why-not initial)")
-    lines += _spirits_and_patterns(chart, w)
+    lines += _spirits_and_patterns(chart, w, all_generals)
     if chart.bifa:
         lines += ["", f"{w['bifa']}:"] + [f"  {n:>3}. {f}" for n, f in chart.bifa]
     lines += ["", f"{w['plates']}:"]

@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     cast = commands.add_parser("cast", help="cast a chart and print it")
     _chart_options(cast)
+    cast.add_argument("--explain-calendar", action="store_true",
+                      help="with --at: every calendar input with the reason it is what it is")
+    cast.add_argument("--all", action="store_true", help="the states of all twelve generals, not only those shown")
     _school_options(cast)
     _output_options(cast)
 
@@ -188,6 +191,7 @@ def _chart(session, args, required: bool = True):
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
+        _warn_unused_place(session, args)
         return session.cast_at(args.at, args.tz, args.longitude, args.latitude)
     if args.day is None:
         if required:
@@ -203,6 +207,18 @@ def _chart(session, args, required: bool = True):
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
     return session.cast(args.day, args.jiang, args.hour, args.month, args.year)
+
+
+def _warn_unused_place(session, args) -> None:
+    """Say so when a coordinate given changes nothing under the school's calendar readings."""
+    readings = session.kb.school.readings if session.kb.school is not None else {}
+    sun = readings.get("daynight") == "sun"
+    if args.longitude is not None and not sun and readings.get("hours") != "true_solar":
+        _say("liuren: warning: --longitude is ignored: this school reads civil hours and day and night by the "
+             "hour (try --reading hours=true_solar or daynight=sun)")
+    if args.latitude is not None and not sun:
+        _say("liuren: warning: --latitude is ignored: this school reads day and night by the hour "
+             "(try --reading daynight=sun)")
 
 
 def _emit(text: str, args) -> None:
@@ -226,7 +242,7 @@ def cmd_cast(args) -> int:
     if args.json:
         _json(chart_data(chart), args)
     else:
-        _emit(render_chart(chart, args.lang), args)
+        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all), args)
     return 0
 
 

@@ -138,3 +138,22 @@ def test_teach_and_page_for_a_chart_cast_from_a_moment(capsys, tmp_path):
     page = tmp_path / "chart.html"
     code, _, _ = run(capsys, "page", "--at", "1998-11-30 12:00", "--output", str(page))
     assert code == 0 and "zeike.yuanshou" in page.read_text("utf-8")
+
+
+def test_the_board_a_calendar_line_spirits_by_origin_generals_states_and_warnings(capsys):
+    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00")
+    calendar = [line for line in out.splitlines()[1:] if line.startswith("  ") and "→" in line]
+    assert code == 0 and err == "" and calendar == [
+        "  四柱 戊寅 癸亥 辛巳 甲午 · 節 立冬 1998-11-07 23:08:23 UTC+8 · 中氣 小雪 1998-11-22 20:34:12 UTC+8 → 月將 寅"]
+    assert "月柱 癸亥: month changes at each 節" not in out
+    assert "  歲: " in out and "太歲寅(干陰·中傳)" in out.split("  歲: ")[1].splitlines()[0]
+    assert "  日: " in out and "  季: " in out
+    generals = out.split("天將:\n")[1].split("\n\n")[0].splitlines()
+    assert generals[0] == "  貴人 午臨戌: 貴人入獄" and len(generals) == 5  # 貴 勾 常 of the 三傳, 玄 龍 of the lessons
+    code, out, _ = run(capsys, "cast", "--at", "1998-11-30 12:00", "--explain-calendar", "--all")
+    assert "月柱 癸亥: month changes at each 節" in out
+    assert len(out.split("天將:\n")[1].split("\n\n")[0].splitlines()) == 12
+    code, _, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--longitude", "116.4")
+    assert code == 0 and err.startswith("liuren: warning: --longitude is ignored")
+    code, _, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--longitude", "116.4", "--reading", "hours=true_solar")
+    assert code == 0 and "warning" not in err
