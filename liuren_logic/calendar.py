@@ -94,6 +94,7 @@ class Moment:
 
     local: datetime
     clock: datetime
+    year: int            # the number of the pillar year (from 立春 of that year)
     year_pillar: str
     month_pillar: str
     day_pillar: str
@@ -101,12 +102,18 @@ class Moment:
     hour_branch: str
     term: TermInstant
     qi: TermInstant
+    next_li: TermInstant  # the next 立春 立夏 立秋 or 立冬 after the moment
     lunar_month: int
     lunar_leap: bool
     daytime: bool | None
     sunrise: datetime | None
     sunset: datetime | None
     _basis: _Basis = field(repr=False, compare=False)
+
+    @property
+    def days_to_li(self) -> int:
+        """Whole days from the moment to the next 立 (for the 土王用事 reading of 土旺)."""
+        return (self.next_li.instant - self.local).days
 
     def reasons(self) -> dict[str, str]:
         """One readable line per field."""
@@ -155,6 +162,7 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
     sec = (local - _EPOCH8).total_seconds()
     year, i = _term_position(sec)
     term, qi, jie = _term(year, i), _term(year, i - i % 2), _term(year, i - 1 + i % 2)
+    next_li = _term(year, i + ((3 - i) % 6 or 6))          # 立春 立夏 立秋 立冬 are terms 3, 9, 15, 21
     pillar_year = year if i >= 3 else year - 1
     lichun = _term(pillar_year, 3)
     month_branch = ((i - 1 + i % 2) % 24 + 1) // 2 % 12
@@ -170,12 +178,12 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
     if day_night == "sun":
         sunrise, sunset, daytime = _daylight(local, zone, lat, lon)
     return Moment(
-        local=local, clock=clock,
+        local=local, clock=clock, year=pillar_year,
         year_pillar=_cycle_name((pillar_year - 4) % 60),
         month_pillar=_month_pillar(pillar_year, month_branch),
         day_pillar=_cycle_name(_day_index(chart_day.toordinal())),
         hour_pillar=STEMS[hour_stem] + BRANCHES[branch], hour_branch=BRANCHES[branch],
-        term=term, qi=qi,
+        term=term, qi=qi, next_li=next_li,
         lunar_month=abs(lunar), lunar_leap=lunar < 0,
         daytime=daytime, sunrise=sunrise, sunset=sunset,
         _basis=_Basis(tz, day_boundary, hours, day_night, lon, lat, offset, jie, lichun, chart_day),
@@ -482,6 +490,7 @@ def _reasons(m: Moment, b: _Basis) -> dict[str, str]:
                        f"{start:02d}:00–{(start + 2) % 24:02d}:00",
         "term": f"節氣 {m.term.name} ({'中氣' if m.term.is_qi else '節'}) in force since {_fmt(m.term.instant)} UTC+8",
         "qi": f"中氣 {m.qi.name}: the latest 中氣 at or before the moment, since {_fmt(m.qi.instant)} UTC+8",
+        "next_li": f"下一立節 {m.next_li.name} at {_fmt(m.next_li.instant)} UTC+8, in {m.days_to_li} whole days",
         "lunar_month": f"農曆 {lunar} ({m.lunar_month}): lunar month of the chart day {b.chart_day.isoformat()}",
         "lunar_leap": f"{'閏月: a leap month' if m.lunar_leap else '非閏月: not a leap month'}",
         **_sun_reasons(m, b),
