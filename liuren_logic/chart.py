@@ -74,8 +74,8 @@ class DatedInput:
                 ("year", [self.id, *m.year_pillar], why["year_pillar"]),
                 ("month", [self.id, *m.month_pillar], why["month_pillar"]),
                 ("qi", [self.id, m.qi.name], why["qi"]),
-                ("chart_year", [self.id, m.year], why["year_pillar"]),
-                ("days_to_li", [self.id, m.days_to_li], why["next_li"]),
+                ("chart_year", [self.id, m.year], why["year"]),
+                *((("days_to_li", [self.id, m.days_to_li], why["next_li"]),) if m.next_li else ()),
                 ("lunar_month", [self.id, m.lunar_month], why["lunar_month"]),
                 *((pred, [self.id, *args], reason) for pred, args, reason in self.extra)]
 

@@ -161,7 +161,6 @@ def test_the_ten_stem_reading_agrees_with_seed_000s_tombs_and_the_salaries(yin_b
     for stem in SALARY:
         assert stages_of(yin_backward, stem)["墓"] == tombs[stem]
         assert stages_of(yin_backward, stem)["臨官"] == SALARY[stem]
-    assert dict(yin_backward.base.query("stem_tomb", [None, None])) == tombs
 
 
 def test_salary_and_the_day_marks(session):
@@ -200,3 +199,72 @@ def test_how_each_general_stands_to_the_branch_it_rides(session):
         assert expected[relation] == kind
         if relation in ("將生神", "將剋神"):
             assert (eb - eg) % 5 == (1 if relation == "將生神" else 2)
+
+
+# the seed patterns that wait for 年命 and 旺相 ------------------------------------------------
+
+def patterns(chart) -> set:
+    return {name for (name,) in chart.rows("pattern")}
+
+
+def test_ghosts_held_in_check_on_the_seeds_day(session):
+    # 壬辰日遙剋，戌加未發用，三傳戌丑辰，上下六鬼，(干)上寅木制之 (offset 3)
+    night = session.cast_offset("壬辰", 3, daytime=False)
+    assert night.sanchuan == "戌丑辰" and night.rows("gan_upper") == [("寅",)]
+    assert "鬼多有制" in patterns(night)
+    # by day 白虎 rides the initial 戌: 惟白虎發用，大有畏忌，要年命上有制虎之神
+    day = session.cast_offset("壬辰", 3)
+    assert day.generals["戌"] == "白虎" and "鬼多有制" not in patterns(day)
+    # a querent born in a 卯 year (1987): 午 (fire) stands over 卯 and holds the tiger (metal)
+    held = session.cast_offset("壬辰", 3, born=1987, sex="m", year=1998)
+    assert ("本命", "午") in held.rows("life_upper") and "鬼多有制" in patterns(held)
+
+
+def test_the_ghost_in_its_season(session):
+    # 甲為戊鬼，若在仲春，木貪生發: every 戊 day chart with 寅 or 卯 among its transmissions, in a 卯
+    # month; none in a 酉 month (木 is 囚)
+    for day in ("戊子", "戊寅", "戊辰", "戊午", "戊申", "戊戌"):
+        for offset in range(12):
+            spring = session.cast_offset(day, offset, month="卯")
+            autumn = session.cast_offset(day, offset, month="酉")
+            wood = any(t.branch in "寅卯" for t in spring.transmissions)
+            assert ("鬼當時" in patterns(spring)) == wood and "鬼當時" not in patterns(autumn)
+
+
+def test_year_of_life_patterns_on_the_seeds_examples(session):
+    # 年命在子，辰加子為乘墓 (offset 4)，天上子臨辰為坐墓 (offset 8): born 1984 (甲子)
+    carries = session.cast_offset("甲子", 4, born=1984, sex="m", year=1998)
+    sits = session.cast_offset("甲子", 8, born=1984, sex="m", year=1998)
+    assert "年命乘墓" in patterns(carries) and "年命坐墓" not in patterns(carries)
+    assert "年命坐墓" in patterns(sits) and "年命乘墓" not in patterns(sits)
+    # 行年立寅午戌，化氣屬火，火墓戌加戌: a man of 9 (born 1990, chart 1998) is at 甲戌; 伏吟
+    entombed = session.cast_offset("甲子", 0, born=1990, sex="m", year=1998)
+    assert entombed.rows("xingnian") == [("甲", "戌")] and "行年化氣入墓" in patterns(entombed)
+    assert "行年化氣入墓" not in patterns(session.cast_offset("甲子", 1, born=1990, sex="m", year=1998))
+    # without a querent none of them can hold
+    assert not patterns(session.cast_offset("甲子", 4)) & {"年命乘墓", "年命坐墓", "行年化氣入墓"}
+
+
+@pytest.mark.parametrize("born, pattern", [(1984, "飛魂卦"), (1970, "伏殃卦"), (1980, "喪魄卦")])
+def test_soul_patterns_of_the_year_of_life(session, born, pattern):
+    # 1998-11-30 (癸亥 month): 飛魂 on 申, 天鬼 on 午, 喪魄 on 辰; heaven turns 8, so 申 stands over
+    # 子 (born 1984), 午 over 戌 (1970), 辰 over 申 (1980): each 臨年命
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=born, sex="m")
+    assert pattern in patterns(chart)
+    assert pattern not in patterns(session.cast_at("1998-11-30 12:00", "Asia/Shanghai"))
+
+
+def test_the_soul_dissolves(session):
+    # 魄化死囚帶白虎，干支年用: on 甲子 days, wherever 白虎 rides the branch over the stem and that
+    # branch is 死 or 囚 in the month, the chart is 魄化
+    shown = 0
+    for month in BRANCHES:
+        for offset in range(12):
+            chart = session.cast_offset("甲子", offset, month=month)
+            gan = chart.rows("gan_upper")[0][0]
+            if chart.generals[gan] != "白虎":
+                continue
+            weak = dict(chart.rows("strength"))[gan] in ("死", "囚")
+            assert ("魄化" in patterns(chart)) >= weak
+            shown += weak
+    assert shown
