@@ -209,14 +209,14 @@ def patterns(chart) -> set:
 
 def test_ghosts_held_in_check_on_the_seeds_day(session):
     # 壬辰日遙剋，戌加未發用，三傳戌丑辰，上下六鬼，(干)上寅木制之 (offset 3)
-    night = session.cast_offset("壬辰", 3, daytime=False)
-    assert night.sanchuan == "戌丑辰" and night.rows("gan_upper") == [("寅",)]
-    assert "鬼多有制" in patterns(night)
-    # by day 白虎 rides the initial 戌: 惟白虎發用，大有畏忌，要年命上有制虎之神
     day = session.cast_offset("壬辰", 3)
-    assert day.generals["戌"] == "白虎" and "鬼多有制" not in patterns(day)
+    assert day.sanchuan == "戌丑辰" and day.rows("gan_upper") == [("寅",)]
+    assert day.generals["戌"] != "白虎" and "鬼多有制" in patterns(day)
+    # by night (壬's noble on 卯) 白虎 rides the initial 戌: 惟白虎發用，大有畏忌，要年命上有制虎之神
+    night = session.cast_offset("壬辰", 3, daytime=False)
+    assert night.generals["戌"] == "白虎" and "鬼多有制" not in patterns(night)
     # a querent born in a 卯 year (1987): 午 (fire) stands over 卯 and holds the tiger (metal)
-    held = session.cast_offset("壬辰", 3, born=1987, sex="m", year=1998)
+    held = session.cast_offset("壬辰", 3, daytime=False, born=1987, sex="m", year=1998)
     assert ("本命", "午") in held.rows("life_upper") and "鬼多有制" in patterns(held)
 
 
