@@ -268,3 +268,10 @@ def test_the_soul_dissolves(session):
             assert ("魄化" in patterns(chart)) >= weak
             shown += weak
     assert shown
+
+
+def test_a_month_branch_alone_gives_the_month_spirits_and_strengths(session):
+    by_branch = session.cast("辛巳", "寅", "午", month="亥")
+    by_pillar = session.cast("辛巳", "寅", "午", month="癸亥")
+    assert set(by_branch.rows("spirit")) == set(by_pillar.rows("spirit"))
+    assert by_branch.rows("element_strength") == by_pillar.rows("element_strength")
