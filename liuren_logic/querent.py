@@ -60,8 +60,8 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
         facts.append(("sex", [value], f"given: sex {sex} ({value})"))
         tags.append(value)
     if year is not None:
-        fact, chart_year = _year(kb, year)
-        facts.append(fact)
+        year_facts, chart_year = _year(kb, year)
+        facts += year_facts
         tags.append(f"{year}年")
     if month is not None:
         facts.append(_month(kb, month))
@@ -98,12 +98,16 @@ def _born(kb, born, tz: str) -> tuple[tuple, Optional[int]]:
     return ("birth_year", [m.year], f"born {text} ({tz}): {m.reasons()['year_pillar']}, so the year {m.year}"), m.year
 
 
-def _year(kb, year) -> tuple[tuple, Optional[int]]:
+def _year(kb, year) -> tuple[list, Optional[int]]:
+    """A year number gives the number and its pillar (the KB's sixty pillars, 甲子 = year 4); a
+    pillar gives the pillar alone."""
     if _is_year(year):
         value = int(year)
-        return ("chart_year", [value], f"given: the chart's year {value}"), value
+        (stem, branch, _), = kb.query("pillar_index", [None, None, (value - 4) % 60])
+        return [("chart_year", [value], f"given: the chart's year {value}"),
+                ("year", [stem, branch], f"given: the year {value}, whose pillar is {stem}{branch}")], value
     stem, branch = parse_pillar(kb, str(year), "the year")
-    return ("year", [stem, branch], f"given: year pillar {stem}{branch}"), None
+    return [("year", [stem, branch], f"given: year pillar {stem}{branch}")], None
 
 
 def _month(kb, month: str) -> tuple:
