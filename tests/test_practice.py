@@ -249,9 +249,16 @@ def test_year_of_life_patterns_on_the_seeds_examples(session):
 def test_soul_patterns_of_the_year_of_life(session, born, pattern):
     # 1998-11-30 (癸亥 month): 飛魂 on 申, 天鬼 on 午, 喪魄 on 辰; heaven turns 8, so 申 stands over
     # 子 (born 1984), 午 over 戌 (1970), 辰 over 申 (1980): each 臨年命
-    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=born, sex="m")
-    assert pattern in patterns(chart)
-    assert pattern not in patterns(session.cast_at("1998-11-30 12:00", "Asia/Shanghai"))
+    # (the chart is 伏殃卦 by 日辰發用 as well: 天鬼 午 over 辛 is the initial)
+    def by_life(chart):
+        if pattern not in patterns(chart):
+            return False
+        graph = session.why(chart, "pattern", pattern)
+        return any(d.get("rule") == "pattern.soul_life" for _, d in graph.nodes(data=True))
+
+    assert by_life(session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=born, sex="m"))
+    assert not by_life(session.cast_at("1998-11-30 12:00", "Asia/Shanghai"))
+    assert not by_life(session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=born + 1, sex="m"))
 
 
 def test_the_soul_dissolves(session):
