@@ -94,6 +94,7 @@ class Moment:
 
     local: datetime
     clock: datetime
+    year: int            # the number of the pillar year (from 立春 of that year)
     year_pillar: str
     month_pillar: str
     day_pillar: str
@@ -101,12 +102,18 @@ class Moment:
     hour_branch: str
     term: TermInstant
     qi: TermInstant
+    next_li: TermInstant | None  # the next 立春 立夏 立秋 or 立冬 (None past the year 9999)
     lunar_month: int
     lunar_leap: bool
     daytime: bool | None
     sunrise: datetime | None
     sunset: datetime | None
     _basis: _Basis = field(repr=False, compare=False)
+
+    @property
+    def days_to_li(self) -> int | None:
+        """Whole days from the moment to the next 立 (for the 土王用事 reading of 土旺)."""
+        return None if self.next_li is None else (self.next_li.instant - self.local).days
 
     def reasons(self) -> dict[str, str]:
         """One readable line per field."""
@@ -160,6 +167,7 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
     sec = (local - _EPOCH8).total_seconds()
     year, i = _term_position(sec)
     term, qi, jie = _term(year, i), _term(year, i - i % 2), _term(year, i - 1 + i % 2)
+    next_li = _next_li(year, i)
     pillar_year = year if i >= 3 else year - 1
     lichun = _term(pillar_year, 3)
     month_branch = ((i - 1 + i % 2) % 24 + 1) // 2 % 12
@@ -175,12 +183,12 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
     if day_night == "sun":
         sunrise, sunset, daytime = _daylight(local, zone, lat, lon)
     return Moment(
-        local=local, clock=clock,
+        local=local, clock=clock, year=pillar_year,
         year_pillar=_cycle_name((pillar_year - 4) % 60),
         month_pillar=_month_pillar(pillar_year, month_branch),
         day_pillar=_cycle_name(_day_index(chart_day.toordinal())),
         hour_pillar=STEMS[hour_stem] + BRANCHES[branch], hour_branch=BRANCHES[branch],
-        term=term, qi=qi,
+        term=term, qi=qi, next_li=next_li,
         lunar_month=abs(lunar), lunar_leap=lunar < 0,
         daytime=daytime, sunrise=sunrise, sunset=sunset,
         _basis=_Basis(tz, day_boundary, hours, day_night, lon, lat, offset, jie, lichun, chart_day),
@@ -302,6 +310,14 @@ def _term(year: int, index: int) -> TermInstant:
 
 
 # ----------------------------------------------------------------------------- pillars
+
+def _next_li(year: int, index: int) -> TermInstant | None:
+    """The first 立 (terms 3, 9, 15, 21: 立春 立夏 立秋 立冬) after term ``index``; None past 9999."""
+    try:
+        return _term(year, index + ((3 - index) % 6 or 6))
+    except (OverflowError, ValueError):
+        return None
+
 
 def _cycle_name(index: int) -> str:
     return STEMS[index % 10] + BRANCHES[index % 12]
@@ -485,6 +501,7 @@ def _reasons(m: Moment, b: _Basis) -> dict[str, str]:
         "local": f"civil moment 民用時 {_fmt(m.local)} {b.tz} (UTC{_offset_text(m.local.utcoffset())}"
                  + (", daylight saving 夏令時 in force)" if m.local.dst() else ")"),
         "clock": _clock_reason(m, b),
+        "year": f"{m.year}年 (the year of the pillar {m.year_pillar}, from 立春 {_fmt(b.lichun.instant)} UTC+8)",
         "year_pillar": f"年柱 {m.year_pillar}: year changes at 立春; after {b.lichun}",
         "month_pillar": f"月柱 {m.month_pillar}: month changes at each 節; after 節 {b.jie}",
         "day_pillar": f"日柱 {m.day_pillar}: day {b.chart_day.isoformat()} ({boundary}"
@@ -495,6 +512,8 @@ def _reasons(m: Moment, b: _Basis) -> dict[str, str]:
                        f"{start:02d}:00–{(start + 2) % 24:02d}:00",
         "term": f"節氣 {m.term.name} ({'中氣' if m.term.is_qi else '節'}) in force since {_fmt(m.term.instant)} UTC+8",
         "qi": f"中氣 {m.qi.name}: the latest 中氣 at or before the moment, since {_fmt(m.qi.instant)} UTC+8",
+        "next_li": (f"下一立節 {m.next_li.name} at {_fmt(m.next_li.instant)} UTC+8, in {m.days_to_li} whole days"
+                    if m.next_li else "下一立節: beyond the supported range"),
         "lunar_month": f"農曆 {lunar} ({m.lunar_month}): lunar month of the chart day {b.chart_day.isoformat()}",
         "lunar_leap": f"{'閏月: a leap month' if m.lunar_leap else '非閏月: not a leap month'}",
         **_sun_reasons(m, b),

@@ -16,28 +16,30 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ChartInput:
-    """What a chart is cast from: the day pillar, the 月將 and the hour branch, and optionally
-    the month and year pillars (each a (stem, branch) pair)."""
+    """What a chart is cast from: the day pillar, the 月將 and the hour branch.
+
+    ``extra`` holds further given facts (the querent's birth and sex, the month or year of a
+    chart cast from pillars) as (relation, arguments after the chart id, origin); ``tag``
+    names them in the chart id, so that the same day with another querent is another chart.
+    """
 
     stem: str
     branch: str
     jiang: str
     hour: str
-    month: Optional[tuple[str, str]] = None
-    year: Optional[tuple[str, str]] = None
+    extra: tuple = ()
+    tag: str = ""
 
     @property
     def id(self) -> str:
-        pillars = "".join(f"{''.join(p)}{word}" for p, word in ((self.month, "月"), (self.year, "年")) if p)
-        return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時{pillars}"
+        return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時" + (f" {self.tag}" if self.tag else "")
 
     def facts(self) -> list[tuple[str, list, str]]:
         """(relation, arguments, why it holds) for each input fact."""
-        given = [(name, pillar) for name, pillar in (("month", self.month), ("year", self.year)) if pillar]
         return [("day", [self.id, self.stem, self.branch], f"given: day {self.stem}{self.branch}"),
                 ("jiang", [self.id, self.jiang], f"given: 月將 {self.jiang}"),
-                ("hour", [self.id, self.hour], f"given: hour {self.hour}")] + [
-                (name, [self.id, *pillar], f"given: {name} {''.join(pillar)}") for name, pillar in given]
+                ("hour", [self.id, self.hour], f"given: hour {self.hour}"),
+                *((pred, [self.id, *args], origin) for pred, args, origin in self.extra)]
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,13 @@ class DatedInput:
     """A chart cast from a moment: the calendar's facts, each with the reason it holds."""
 
     moment: object  # liuren_logic.calendar.Moment
-    extra: tuple = ()  # (relation, arguments) the school's readings ask for, with reasons
+    extra: tuple = ()  # (relation, arguments, origin): what the readings ask for, the querent
+    tag: str = ""      # names the querent's facts in the id
 
     @property
     def id(self) -> str:
         local = self.moment.local
-        return f"{local:%Y-%m-%d %H:%M:%S}{local:%z}"
+        return f"{local:%Y-%m-%d %H:%M:%S}{local:%z}" + (f" {self.tag}" if self.tag else "")
 
     @property
     def stem(self) -> str:
@@ -71,6 +74,8 @@ class DatedInput:
                 ("year", [self.id, *m.year_pillar], why["year_pillar"]),
                 ("month", [self.id, *m.month_pillar], why["month_pillar"]),
                 ("qi", [self.id, m.qi.name], why["qi"]),
+                ("chart_year", [self.id, m.year], why["year"]),
+                *((("days_to_li", [self.id, m.days_to_li], why["next_li"]),) if m.next_li else ()),
                 ("lunar_month", [self.id, m.lunar_month], why["lunar_month"]),
                 *((pred, [self.id, *args], reason) for pred, args, reason in self.extra)]
 

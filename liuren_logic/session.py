@@ -21,6 +21,7 @@ from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
+from .querent import given_facts
 from .school import load_school
 
 if TYPE_CHECKING:  # networkx, the calendar and the explainer are imported where they are used
@@ -56,38 +57,41 @@ class Session:
         return self.kb.name
 
     # casting -----------------------------------------------------------------
-    def cast(self, day: str, jiang: str, hour: str, month: Optional[str] = None, year: Optional[str] = None) -> Chart:
-        """Cast from a day pillar (辛巳), the 月將 branch and the hour branch; a month pillar (癸亥)
-        and a year pillar (戊寅) add the month and year spirits and patterns."""
-        return self.cast_many([self.chart_input(day, jiang, hour, month, year)])[0]
+    def cast(self, day: str, jiang: str, hour: str, month: Optional[str] = None, year=None, **given) -> Chart:
+        """Cast from a day pillar (辛巳), the 月將 branch and the hour branch.
 
-    def chart_input(self, day: str, jiang: str, hour: str, month: Optional[str] = None,
-                    year: Optional[str] = None) -> ChartInput:
+        The chart's ``month`` (a pillar 癸亥, or a branch 亥) and ``year`` (戊寅, or 1998), which a
+        chart cast from pillars cannot know, add the month's and year's spirits, patterns and
+        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f).
+        """
+        return self.cast_many([self.chart_input(day, jiang, hour, month=month, year=year, **given)])[0]
+
+    def chart_input(self, day: str, jiang: str, hour: str, **given) -> ChartInput:
         """Read and check a chart's inputs (simplified characters accepted)."""
         stem, branch = parse_pillar(self.base, day)
+        extra = given_facts(self.base, **given)
         return ChartInput(stem, branch, parse_symbol(self.base, jiang, "branch", "the 月將"),
-                          parse_symbol(self.base, hour, "branch", "the hour"),
-                          parse_pillar(self.base, month, "the month") if month else None,
-                          parse_pillar(self.base, year, "the year") if year else None)
+                          parse_symbol(self.base, hour, "branch", "the hour"), extra.facts, extra.tag)
 
-    def cast_offset(self, day: str, offset: int, daytime: bool = True) -> Chart:
+    def cast_offset(self, day: str, offset: int, daytime: bool = True, **given) -> Chart:
         """Cast one of the 720 charts: the hour is 午 by day and 子 by night."""
-        return self.cast_many([self.offset_input(day, offset, daytime)])[0]
+        return self.cast_many([self.offset_input(day, offset, daytime, **given)])[0]
 
-    def offset_input(self, day: str, offset: int, daytime: bool = True) -> ChartInput:
+    def offset_input(self, day: str, offset: int, daytime: bool = True, **given) -> ChartInput:
         if not isinstance(offset, int) or not 0 <= offset < 12:
             raise InputError(f"offset {offset!r} is not a whole number from 0 to 11")
         hour = "午" if daytime else "子"
         branches = members(self.base, "branch")
-        return self.chart_input(day, branches[(branches.index(hour) + offset) % 12], hour)
+        return self.chart_input(day, branches[(branches.index(hour) + offset) % 12], hour, **given)
 
     def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
-                latitude: Optional[float] = None) -> Chart:
-        """Cast from a civil moment (``'1998-11-30 12:00'``) in a zone, by the school's calendar readings."""
-        return self.cast_many([self.dated_input(at, tz, longitude, latitude)])[0]
+                latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> Chart:
+        """Cast from a civil moment (``'1998-11-30 12:00'``) in a zone, by the school's calendar readings;
+        ``born`` and ``sex`` as for :meth:`cast`."""
+        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex)])[0]
 
     def dated_input(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
-                    latitude: Optional[float] = None) -> DatedInput:
+                    latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
         readings = self.kb.school.readings if self.kb.school else {}
@@ -98,7 +102,9 @@ class Session:
                    day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
                    day_night=day_night)
         extra = (("sun_up" if m.daytime else "sun_down", [], m.reasons()["daytime"]),) if day_night == "sun" else ()
-        return DatedInput(m, extra)
+        querent = given_facts(self.base, born=born, sex=sex, tz=tz)
+        querent.check(m.year)
+        return DatedInput(m, extra + querent.facts, querent.tag)
 
     def cast_many(self, inputs: Sequence) -> list[Chart]:
         """Cast a batch of charts in one evaluation; a chart cast before is returned as it was."""
