@@ -122,7 +122,7 @@ class _Checker:
         before = len(self.problems)
         kinds: dict[str, tuple[str, Position]] = {}
         for atom in self.atoms(rule):
-            self.atom(atom, kinds)
+            self.atom(atom, kinds, computed=atom is rule.head and not rule.is_fact)
         if rule.is_fact:
             for arg in rule.head.args:
                 if not isinstance(arg, S.Const):
@@ -136,7 +136,8 @@ class _Checker:
         yield rule.head
         yield from _body_atoms(rule.body)
 
-    def atom(self, atom: S.Atom, kinds: dict) -> None:
+    def atom(self, atom: S.Atom, kinds: dict, computed: bool = False) -> None:
+        """Check an atom against its declaration; ``computed``: a rule's head, whose arguments may be arithmetic."""
         decl = self.program.preds.get(atom.pred)
         if decl is None:
             self.report(atom.pos, f"undeclared predicate {atom.pred}{self.suggest(atom.pred, self.program.preds)}")
@@ -146,8 +147,12 @@ class _Checker:
                         f"({', '.join(a for a, _ in decl.params)}), not {len(atom.args)}")
             return
         for arg, (name, kind) in zip(atom.args, decl.params):
-            if isinstance(arg, S.BinOp):
-                self.report(arg.pos, f"arithmetic cannot stand inside {atom.pred}(…): bind it first, e.g. Y = {arg}")
+            if isinstance(arg, S.BinOp) and computed:
+                if kind not in ("int", "any"):
+                    self.report(arg.pos, f"{arg} is a number, but argument {name} of {atom.pred} is a {kind}")
+            elif isinstance(arg, S.BinOp):
+                self.report(arg.pos, f"arithmetic cannot stand inside {atom.pred}(…) in a body: bind it first, "
+                            f"e.g. Y = {arg}, and write Y there")
             elif isinstance(arg, S.Const):
                 self.constant(arg, kind, f"argument {name} of {atom.pred}")
             elif not arg.anonymous:
@@ -216,9 +221,12 @@ class _Checker:
     def uses(self, body, bound: set[str]) -> None:
         for literal in body:
             if isinstance(literal, S.Negation):
+                local = _existential(literal, body)
                 for var in S.atom_variables(literal.atom):
-                    if var.name not in bound:
-                        self.report(var.pos, f"variable {var.name} under 'not' is not bound by a positive atom (write _ for 'any')")
+                    if var.name not in bound and var.name not in local:
+                        self.report(var.pos, f"variable {var.name} under 'not' is not bound by a positive atom "
+                                    "(write _ for 'any'; a variable repeated only inside this atom, as in "
+                                    "not p(X, Y, Y), means 'for no Y')")
             elif isinstance(literal, S.Comparison):
                 for var in S.variables(literal.left) + S.variables(literal.right):
                     if var.name not in bound:
@@ -267,7 +275,7 @@ def _problem(program: Program, position: Position, message: str) -> Problem:
     return Problem(position, message, lines[position.line - 1] if 0 < position.line <= len(lines) else "")
 
 
-def _recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
+def recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
     """The positive body atoms of a rule that are mutually recursive with its head."""
     graph = program.dependencies
     return [a for a in rule.body if isinstance(a, S.Atom) and has_path(graph, rule.head.pred, a.pred)]
@@ -279,11 +287,11 @@ def warnings(program: Program) -> list[Problem]:
     The bottom-up engine stops such a rule after its round limit; pyDatalog refuses it."""
     found = []
     for rule in program.rules:
-        if not _recursive_atoms(program, rule):
+        if not recursive_atoms(program, rule):
             continue
         head = {v.name for v in S.atom_variables(rule.head)}
-        for literal in rule.body:
-            if _computes(literal) & head:
+        for literal in rule.body + tuple(a for a in rule.head.args if isinstance(a, S.BinOp)):
+            if _computes(literal) & head or isinstance(literal, S.BinOp):
                 found.append(_problem(program, literal.pos, f"{literal} computes an argument of {rule.head.pred} "
                                       "from its own recursion, so its evaluation may never end (the bottom-up "
                                       "engine stops it after a bounded number of rounds; pyDatalog refuses it)"))
@@ -292,8 +300,8 @@ def warnings(program: Program) -> list[Problem]:
 
 def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
-    arithmetic feeding its own recursion, mutual recursion through three or more relations,
-    and right recursion after a relation that may hold a cycle."""
+    arithmetic feeding its own recursion, and mutual recursion through three or more relations.
+    (Right recursion it does not finish either; the compiler puts the recursive atoms first.)"""
     import networkx as nx  # for the pyDatalog engine only, which needs it anyway
 
     found = warnings(program)
@@ -305,51 +313,7 @@ def pydatalog_problems(program: Program) -> list[Problem]:
             cycle = " → ".join([a for a, _ in edges] + [edges[0][0]])
             found.append(_problem(program, rule.pos, f"{', '.join(members)} are mutually recursive through "
                                   f"{len(members)} relations ({cycle}); pyDatalog does not finish on that"))
-    for rule in program.rules:
-        problem = _right_recursion(program, rule)
-        if problem:
-            found.append(problem)
     return found
-
-
-def _right_recursion(program: Program, rule: S.Rule) -> Problem | None:
-    atoms = [lit for lit in rule.body if isinstance(lit, S.Atom)]
-    recursive = _recursive_atoms(program, rule)
-    if not recursive or atoms[0] in recursive:
-        return None
-    call = recursive[0]
-    for step in atoms[: atoms.index(call)]:
-        reason = _can_cycle(program, step, rule.head, call)
-        if reason:
-            name = rule.head.pred
-            return _problem(program, call.pos, f"right recursion: {name} calls itself after {step.pred}, which "
-                            f"{reason}; pyDatalog does not terminate on that. Put the recursive atom first (left "
-                            f"recursion), e.g. {name}(X, Z) :- {name}(X, Y), {step.pred}(Y, Z).")
-    return None
-
-
-def _can_cycle(program: Program, step: S.Atom, head: S.Atom, call: S.Atom) -> str:
-    """Why a relation may hold a cycle along the columns that carry a recursion (empty if its facts show
-    it cannot): from the columns of the head's variables to those of the recursive call's."""
-    if program.rules_for(step.pred):
-        return "is derived by rules and may be cyclic"
-    names = lambda atom: {v.name for v in S.atom_variables(atom)}  # noqa: E731
-    columns = [i for i, a in enumerate(step.args) if isinstance(a, S.Var)]
-    sources = [i for i in columns if step.args[i].name in names(head)] or columns
-    targets = [i for i in columns if step.args[i].name in names(call)] or columns
-    fixed = [(i, a.value) for i, a in enumerate(step.args) if isinstance(a, S.Const)]
-    import networkx as nx  # for the pyDatalog engine's checks only
-
-    edges = nx.DiGraph()
-    for fact in program.facts:
-        values = [a.value for a in fact.head.args]
-        if fact.head.pred == step.pred and all(values[i] == v for i, v in fixed):
-            edges.add_edges_from((values[i], values[j]) for i in sources for j in targets if i != j)
-    try:
-        cycle = nx.find_cycle(edges)
-    except nx.NetworkXNoCycle:
-        return ""
-    return "has the cycle " + " → ".join(str(a) for a, _ in cycle) + f" → {cycle[0][0]}"
 
 
 def _computes(literal) -> set[str]:
@@ -358,6 +322,24 @@ def _computes(literal) -> set[str]:
         return set()
     sides = ((literal.left, literal.right), (literal.right, literal.left))
     return {t.name for t, e in sides if isinstance(t, S.Var) and isinstance(e, S.BinOp)}
+
+
+def _existential(negation: S.Negation, body) -> set[str]:
+    """Variables repeated inside a negated atom and found nowhere else in the body: ``not p(X, Y, Y)``
+    holds when no Y makes p(X, Y, Y) true."""
+    names = [v.name for v in S.atom_variables(negation.atom)]
+    elsewhere = {v.name for literal in body if literal is not negation for v in _literal_names(literal)}
+    return {n for n in names if names.count(n) > 1 and n not in elsewhere}
+
+
+def _literal_names(literal) -> list[S.Var]:
+    if isinstance(literal, S.Atom):
+        return S.atom_variables(literal)
+    if isinstance(literal, S.Negation):
+        return S.atom_variables(literal.atom)
+    if isinstance(literal, S.Comparison):
+        return S.variables(literal.left) + S.variables(literal.right)
+    return [literal.result, literal.term] + [v for inner in literal.body for v in _literal_names(inner)]
 
 
 def _body_atoms(body):

@@ -20,7 +20,7 @@ engines mean the same by them; a number too large for the semantics is recorded 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pyDatalog.pyParser import Operation, Term
 
@@ -148,8 +148,24 @@ def _first_index(literal, name: str) -> int:
     return 0
 
 
+def _head_arithmetic(rule: S.Rule) -> S.Rule:
+    """A head that computes an argument, ``h(X + 1) :- b(X)``, as ``h(V) :- b(X), V = X + 1``."""
+    args, assignments = [], []
+    for number, arg in enumerate(rule.head.args):
+        if isinstance(arg, S.BinOp):
+            var = S.Var(f"_head{number}·", arg.pos)
+            args.append(var)
+            assignments.append(S.Comparison("=", var, arg, arg.pos))
+        else:
+            args.append(arg)
+    if not assignments:
+        return rule
+    return replace(rule, head=replace(rule.head, args=tuple(args)), body=rule.body + tuple(assignments))
+
+
 def plan(rule: S.Rule, index: int) -> CompiledRule:
     """Name anonymous variables, order the body and work out the fire relation of a rule."""
+    rule = _head_arithmetic(rule)
     namer = _Namer()
     body = schedule([namer.literal(l) for l in rule.body], set())
     aggregates = {}
@@ -300,15 +316,22 @@ def declare_empty(pred: str, arity: int) -> None:
     -placeholder
 
 
-def emit_rule(compiled: CompiledRule, head: bool = True, faults: list | None = None) -> None:
-    """Assert the clauses of one rule; without ``head`` only its fire relation (the caller materialises heads)."""
+def emit_rule(compiled: CompiledRule, head: bool = True, faults: list | None = None, first=()) -> None:
+    """Assert the clauses of one rule; without ``head`` only its fire relation (the caller materialises heads).
+
+    ``first``: the body atoms of the rule's own recursion, put first (pyDatalog does not finish
+    on right recursion over a cyclic relation, ``t(X, Z) :- e(X, Y), t(Y, Z)``; it does on the
+    same body in the other order)."""
     for agg in compiled.aggregates.values():
         _emit_aggregate(agg, _Emitter(compiled.rule, faults))
+    order = compiled.body
+    if first and compiled.body[0] not in first:
+        order = schedule([l for l in compiled.body if l in first] + [l for l in compiled.body if l not in first], set())
     variants = [None] + [a for a in compiled.aggregates if a.func == "count"]
     for zero in variants:
         emitter = _Emitter(compiled.rule, faults)
         fire = Term(compiled.fire)(*[emitter.var(n) for n in compiled.variables])
-        body = emitter.body(compiled.body, compiled.aggregates, zero)
+        body = emitter.body(order, compiled.aggregates, zero)
         fire <= body
         if head:  # from the body itself: through the fire relation, pyDatalog hangs on mutual recursion
             emitter.atom(compiled.rule.head) <= body

@@ -14,7 +14,7 @@ from pyDatalog.pyParser import Term
 
 from . import compiler
 from . import syntax as S
-from .checker import Program, pydatalog_problems
+from .checker import Program, pydatalog_problems, recursive_atoms
 from .errors import InputError, KBError
 from .semantics import EvaluationLimit, Value, sort_key
 Pattern = Sequence[Optional[Value]]
@@ -53,7 +53,8 @@ class KnowledgeBase:
             compiler.emit_fact(fact)
         static = self._static_order()
         for compiled in self.rules:
-            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static, faults=self.faults)
+            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static, faults=self.faults,
+                               first=self._recursive_atoms(compiled))
         defined = {f.head.pred for f in self.program.facts} | set(self.rules_for)
         for decl in self.program.preds.values():
             if decl.name not in defined:
@@ -64,6 +65,11 @@ class KnowledgeBase:
             +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
         self._pending = []
         self._logic = Logic(True)
+
+    def _recursive_atoms(self, compiled: compiler.CompiledRule) -> list:
+        """The atoms of a compiled body (anonymous variables named) in the rule's own recursion."""
+        preds = {a.pred for a in recursive_atoms(self.program, compiled.rule)}
+        return [l for l in compiled.body if isinstance(l, S.Atom) and l.pred in preds]
 
     def _static_order(self) -> list[str]:
         """Derived, non-recursive relations no chart input reaches, lowest first: computed once, at load."""

@@ -159,21 +159,13 @@ class _Body:
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
-            known = positions + tuple(p for p, _ in consts)
-            outputs, checks, first = [], [], {}
-            for position, arg in enumerate(literal.args):
-                if position in known:
-                    continue
-                if arg.name in first:
-                    checks.append((position, first[arg.name]))
-                else:
-                    first[arg.name] = position
-                    outputs.append(position)
+            outputs, checks = _unbound(literal.args, positions + tuple(p for p, _ in consts))
             return ("atom", literal.pred, positions, consts, _key_function(key_slots), _row_reader(outputs),
-                    tuple(checks), delta)
-        if isinstance(literal, S.Negation):
+                    checks, delta)
+        if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
-            return ("not", literal.atom.pred, positions, consts, _key_function(key_slots))
+            _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
+            return ("not", literal.atom.pred, positions, consts, _key_function(key_slots), checks)
         if isinstance(literal, S.Comparison):
             target = S.assignment_target(literal, bound)
             if target is not None:
@@ -201,9 +193,13 @@ class _Body:
                         if not checks or all(row[p] == row[q] for p, q in checks):
                             out.append(binding + read(row))
             elif kind == "not":
-                _, pred, positions, consts, key = op
+                _, pred, positions, consts, key, checks = op
                 table = store.index(pred, positions, consts)
-                out = [b for b in bindings if not table.get(key(b))]
+                if checks:
+                    out = [b for b in bindings
+                           if not any(all(row[p] == row[q] for p, q in checks) for row in table.get(key(b), ()))]
+                else:
+                    out = [b for b in bindings if not table.get(key(b))]
             elif kind == "assign":
                 compute = op[1]
                 out = [b + (v,) for b in bindings if (v := compute(b)) is not None]
@@ -227,6 +223,21 @@ class _Body:
             if not bindings:
                 break
         return bindings
+
+
+def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
+    """Of an atom's positions not known before it is matched: those that bind a variable first,
+    and (position, first position) pairs where a variable repeats and the row must agree."""
+    outputs, checks, first = [], [], {}
+    for position, arg in enumerate(args):
+        if position in known:
+            continue
+        if arg.name in first:
+            checks.append((position, first[arg.name]))
+        else:
+            first[arg.name] = position
+            outputs.append(position)
+    return outputs, tuple(checks)
 
 
 def _in_order(literal, names: set[str]) -> list[str]:

@@ -326,7 +326,7 @@ class Explainer:
             return [b for row in self.kb.query(literal.pred, pattern)
                     if (b := _unify(literal.args, row, binding)) is not None]
         if isinstance(literal, S.Negation):
-            return [] if self.kb.holds(literal.atom.pred, ground(literal.atom, binding)) else [binding]
+            return [] if self._witness(literal.atom, binding) else [binding]
         if isinstance(literal, S.Comparison):
             target = S.assignment_target(literal, set(binding))
             if target is not None:
@@ -347,6 +347,11 @@ class Explainer:
             return [binding] if binding[result] == value else []
         return [{**binding, result: value}]
 
+    def _witness(self, atom: S.Atom, binding: dict) -> Optional[tuple]:
+        """The first row of an atom that matches a binding (a variable repeated in it, alike), or None."""
+        rows = self.kb.query(atom.pred, ground(atom, binding))
+        return next((tuple(row) for row in rows if _unify(atom.args, row, binding) is not None), None)
+
     def _add_failed_literal(self, graph, compiled: CompiledRule, literal, binding: dict, depth: int) -> str:
         if isinstance(literal, S.Atom):
             return self._add_absent(graph, literal.pred, ground(literal, binding), depth)
@@ -358,8 +363,7 @@ class Explainer:
             nid = node_id("holds", text)
             if nid not in graph:
                 graph.add_node(nid, **{**self._atom_attrs("holds", literal.atom.pred, pattern), "text": text})
-                match = self.kb.query(literal.atom.pred, pattern)[0]
-                atom = (literal.atom.pred, tuple(match))
+                atom = (literal.atom.pred, self._witness(literal.atom, binding))
                 graph.add_edge(nid, self._add_atom(graph, atom, self._choose(atom)), order=0)
             return nid
         agg = compiled.aggregates[literal]

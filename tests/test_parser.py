@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from liuren_logic import parser
 from liuren_logic import syntax as S
 from liuren_logic.errors import KBError
 from liuren_logic.parser import parse
@@ -100,3 +101,34 @@ def test_parsed_files_are_cached_by_their_bytes(tmp_path, monkeypatch):
     assert parse_file(kb_file, "one.dl") == first
     kb_file.write_text("p(丑).\n", "utf-8")  # new bytes, new key
     assert parse_file(kb_file, "one.dl").rules[0].head.args[0].value == "丑"
+
+
+def test_minus_between_numbers_is_subtraction_and_before_a_number_its_sign():
+    rule = parse("p(Y) :- q(X), Y = X-1-2, Y != -3.", "t.dl").rules[0]
+    assert str(rule) == "p(Y) :- q(X), Y = ((X - 1) - 2), Y != -3."
+    assert parse("p(- 4).", "t.dl").rules[0].head.args[0].value == -4
+
+
+LINES = ['e(子, 丑). e("a b", -2).   % two facts', "h(X) :-", "  e(X, 丑).", 'f(a, "x%y").', "e(not, 1).",
+         "f(贼克).", '@rule r.x zh "a.".', "g(X) :- e(X, _).", "  f(zh).", "e(a b)."]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(LINES), max_size=8))
+def test_lines_of_plain_facts_read_as_lark_reads_them(lines):
+    """Fact lines are read directly, other lines by lark: the same nodes, positions and errors."""
+    text = "\n".join(lines)
+    direct = _outcome(text)
+    original = parser._Facts.take
+    parser._Facts.take = lambda self, text: text  # every line to lark
+    try:
+        assert _outcome(text) == direct
+    finally:
+        parser._Facts.take = original
+
+
+def _outcome(text: str):
+    try:
+        return [(str(r), r.id, r.pos, [a.pos for a in r.head.args]) for r in parse(text, "t.dl").rules]
+    except KBError as error:
+        return str(error)
