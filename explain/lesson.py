@@ -1,27 +1,36 @@
 """A chart's derivation told as a teacher tells it, in numbered steps.
 
-The order is the classroom's: 天盤 (which general sits over which hour) → 四課 → which
-lessons have a 剋 → the method that decides (and why the methods tried before it did
-not) → the initial → middle and final → the generals. Each step is one or two sentences
-from the templates in ``TEXT`` (one dict per language), filled with the chart's values
-and with the labels of the rule applications in its derivation graphs; each names the
-rules it rests on and quotes their seed lines (node attribute ``source``).
+The order is the classroom's: 天盤 → 四課 → which lessons have a 剋 → the method that
+decides (and why each method tried before it does not apply) → how the initial is picked
+from the candidates (比用, 涉害 palace by palace) → the initial → middle and final → what
+the transmissions carry (六親 遁干 旬空) → the heavenly generals → the patterns → the
+spirits on 干上, 支上 and the transmissions.
+
+Every sentence states KB relations: a step lists them as ``atoms`` (``why`` answers each,
+``not …`` ones by why-not) and names the rules of their derivations; the reasons a method
+does not apply are themselves rules (``unmet``). The templates in ``TEXT`` only arrange
+what the relations say. Seed lines are quoted with their lacunae repaired and marked
+(``verse_repair``) and the verses' names of the branches glossed (``branch_name``); a
+step resting on a disputed reading (a rule from ``kb/variants``) says which it follows.
 
 >>> from liuren_logic import Session
 >>> steps = lesson_steps(Session().cast("辛巳", "寅", "午"))
->>> [s.key for s in steps]
-['plate', 'lessons', 'ke', 'method', 'initial', 'sequence', 'generals']
->>> steps[4].rules
+>>> [s.key for s in steps][:8]
+['plate', 'lessons', 'ke', 'method', 'candidates', 'initial', 'sequence', 'carry']
+>>> steps[5].rules
 ['method.zeike_initial', 'zeike.yuanshou']
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
 import networkx as nx
 
 from liuren_logic.inputs import members
+from liuren_logic.labels import fill, number
 from liuren_logic.provenance import atom_text
 
 from .view import ordered_children
@@ -29,7 +38,7 @@ from .view import ordered_children
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
-NUMERALS = "一二三四五六七八九十"
+PLACES = ("干上", "支上", "初傳", "中傳", "末傳")
 
 TEXT = {
     "zh": {
@@ -38,16 +47,18 @@ TEXT = {
         "number": "{numeral}、{title}",
         "cite": "〔規則 {rules}{sources}〕",
         "source": "｜歌訣 {seed}「{verse}」",
-        "rule_sep": "、", "list_sep": "、", "clause_sep": "；", "end": "。", "space": "",
-        "titles": {"plate": "天盤", "lessons": "四課", "ke": "察剋", "method": "定法",
-                   "initial": "初傳", "sequence": "中傳、末傳", "generals": "天將"},
+        "gloss": "（{glosses}）", "gloss_item": "{name}即{branch}",
+        "reading": "〔本門派於{topic}取 {reading} 之讀法：{rules} 出自 {path}〕",
+        "rule_sep": "、", "list_sep": "、", "clause_sep": "；", "end": "。", "space": "", "colon": "：",
+        "titles": {"plate": "天盤", "lessons": "四課", "ke": "察剋", "method": "定法", "candidates": "取用",
+                   "initial": "初傳", "sequence": "中傳、末傳", "carry": "六親、遁干、旬空",
+                   "generals": "天將", "patterns": "課格", "spirits": "神煞"},
         "plate": "以月將{jiang}加於占時{hour}之上，天盤順轉{offset_n}位。地盤十二宮上所見：{pairs}。",
         "pair": "{earth}上{heaven}",
         "lessons": ("日干{stem}寄{lodge}，{lodge}上見{u1}為第一課，{u1}上見{u2}為第二課；"
                     "日支{branch}上見{u3}為第三課，{u3}上見{u4}為第四課。"),
         "lessons_count": "第{repeats}課與前課相同，實有{count_n}課。",
         "lessons_counts": "第{repeats}課與前課相同，實有{count_n}課。",
-        "ke_some": "{found}",
         "ke_item": "第{n_n}課{x}剋{y}（{kind}）",
         "ke_lower": "下賊", "ke_upper": "上剋",
         "ke_mode_lower": "有下賊，先取下賊。",
@@ -58,34 +69,55 @@ TEXT = {
         "method_first": "{method}居諸法之首。",
         "method_chosen": "{method}可用（{because}），且無先取之法，故以{method}定課。",
         "method_outranks": "{others}雖亦可用，然{method}先取。",
-        "reason": {
-            "fuyin": "月將{jiang}與占時{hour}不同位，非{methods}",
-            "fanyin": "{jiang}{hour}亦不相沖，非{methods}",
-            "no_ke": "四課無剋，{methods}皆無從取用",
-            "many": "剋者{count}神，{methods}不能獨取",
-            "bi": "與日比者{bi}神，{methods}不能決",
-            "bi_none": "候選無一與日比，{methods}不能決",
-            "generic": "{methods}不可用，因「{needed}」不成立",
-        },
-        "initial": "{label}。初傳{branch}，是為{names}課。",
+        "candidates": "用神候選：{found}。",
+        "candidate_count": "候選共{count_n}神。",
+        "bi": "日干{stem}屬{polarity}；候選之中{found}。",
+        "bi_item": "{branch}屬{polarity}",
+        "bi_kept": "與日比者{found}",
+        "bi_none": "無一與日比",
+        "walk": "{branch}臨{seat}，歸本家{branch}，途經{path}",
+        "met_lower": "逢{found}剋之，共{depth_n}重",
+        "met_upper": "剋{found}，共{depth_n}重",
+        "met_none": "一無所逢，深零",
+        "met_item": "{palace}宮{symbols}",
+        "depths": "{found}：最深{max_n}。",
+        "depth_item": "{branch}深{depth_n}",
+        "tie": "最深者{found}，並列。",
+        "tie_item": "{branch}臨{seat}（{rank}）",
+        "initial": "{label}。初傳{branch}，{named}。",
+        "named": "是為{method}課", "named_also": "是為{method}課，名{names}",
         "sequence": "{middle}；{final}。三傳{sanchuan}。",
+        "carry": "{items}。{void}",
+        "carry_item": "{position}{branch}，於日干{stem}為{kin}，遁{hidden}",
+        "carry_no_stem": "{position}{branch}，於日干{stem}為{kin}，無遁干（旬空）",
+        "void": "旬空{void}：{fallen}。", "void_none": "三傳無落空者", "void_fallen": "{positions}落空",
         "generals": "{noble}；{direction}。三傳所乘：{riders}。",
         "rider": "{position}{branch}乘{general}",
         "positions": ("初傳", "中傳", "末傳"),
+        "patterns": "課得{count_n}格，依類：{groups}。",
+        "group": "{group}：{names}",
+        "spirits": "干上、支上及三傳所見神煞：{places}。",
+        "place": "{place}{branch}：{names}",
+        "item": "{name}：{label}",
     },
     "en": {
-        "header": "{day} day (日), general (月將) {jiang} over the hour (時) {hour}, {when}: {decided}, "
+        "header": "{day} day (日), monthly general (月將) {jiang} over the hour (時) {hour}, {when}: {decided}, "
                   "three transmissions (三傳) {sanchuan}",
         "day": "a day chart (晝占)", "night": "a night chart (夜占)",
         "number": "{numeral}. {title}",
         "cite": "[rule {rules}{sources}]",
         "source": " | seed {seed}: 「{verse}」",
-        "rule_sep": ", ", "list_sep": ", ", "clause_sep": "; ", "end": ".", "space": " ",
+        "gloss": " ({glosses})", "gloss_item": "{name} = {branch}",
+        "reading": "[this school's reading of {topic} is {reading}: {rules} from {path}]",
+        "rule_sep": ", ", "list_sep": ", ", "clause_sep": "; ", "end": ".", "space": " ", "colon": ": ",
         "titles": {"plate": "Heaven's plate (天盤)", "lessons": "The four lessons (四課)",
                    "ke": "Overcoming (剋) in the lessons", "method": "The deciding method (法)",
+                   "candidates": "Picking the initial (取用)",
                    "initial": "The initial transmission (初傳)",
                    "sequence": "The middle (中傳) and final (末傳) transmissions",
-                   "generals": "The generals (天將)"},
+                   "carry": "Kin (六親), hidden stems (遁干), void (旬空)",
+                   "generals": "The heavenly generals (天將)", "patterns": "Patterns (課格)",
+                   "spirits": "Spirits (神煞)"},
         "plate": ("The monthly general (月將) {jiang} is set over the hour (占時) {hour}, so heaven's plate "
                   "turns {offset_n} places forward. Over earth's palaces (地盤) stand: {pairs}."),
         "pair": "{heaven} over {earth}",
@@ -93,7 +125,6 @@ TEXT = {
                     "is lesson 2; {u3} over the day branch {branch} is lesson 3, {u4} over {u3} is lesson 4."),
         "lessons_count": "Lesson {repeats} repeats an earlier one: there are {count_n} distinct lessons.",
         "lessons_counts": "Lessons {repeats} repeat earlier ones: there are {count_n} distinct lessons.",
-        "ke_some": "{found}",
         "ke_item": "in lesson {n_n} {x} overcomes {y} ({kind})",
         "ke_lower": "the lower overcomes the upper, 下賊", "ke_upper": "the upper overcomes the lower, 上剋",
         "ke_mode_lower": "There is a 下賊, so the 下賊 lessons are taken first.",
@@ -104,43 +135,60 @@ TEXT = {
         "method_first": "{method} is the first method tried.",
         "method_chosen": "{method} applies ({because}) and no method tried earlier does, so {method} decides the chart.",
         "method_outranks": "{others} would also apply, but {method} is tried first.",
-        "reason": {
-            "fuyin": "the general {jiang} and the hour {hour} differ, so heaven does not lie on earth: not {methods}",
-            "fanyin": "nor do {jiang} and {hour} face each other: not {methods}",
-            "no_ke": "no lesson has a 剋, so {methods} have nothing to take",
-            "many": "{count} candidates overcome, so {methods} alone cannot decide",
-            "bi": "{bi} candidates share the day's polarity, so {methods} cannot decide",
-            "bi_none": "no candidate shares the day's polarity, so {methods} cannot decide",
-            "generic": "{methods} does not apply, as “{needed}” does not hold",
-        },
-        "initial": "{label}. The initial transmission is {branch}; the chart is named {names}.",
+        "candidates": "The candidates for the initial: {found}.",
+        "candidate_count": "{count_n} candidates in all.",
+        "bi": "The day stem {stem} is {polarity}; of the candidates {found}.",
+        "bi_item": "{branch} is {polarity}",
+        "bi_kept": "those of the day's polarity: {found}",
+        "bi_none": "none shares the day's polarity",
+        "walk": "{branch} sits on {seat} and walks home to {branch} through {path}",
+        "met_lower": "it meets what overcomes it at {found}: {depth_n} in all",
+        "met_upper": "it overcomes what it meets at {found}: {depth_n} in all",
+        "met_none": "it meets nothing: depth 0",
+        "met_item": "{palace} ({symbols})",
+        "depths": "{found}: the deepest is {max_n}.",
+        "depth_item": "{branch} {depth_n}",
+        "tie": "Tied for the deepest: {found}.",
+        "tie_item": "{branch} on {seat} ({rank})",
+        "initial": "{label}. The initial transmission is {branch}; {named}.",
+        "named": "the chart is a {method} chart", "named_also": "the chart is a {method} chart, named {names}",
         "sequence": "{middle}; {final}. The three transmissions are {sanchuan}.",
+        "carry": "{items}. {void}",
+        "carry_item": "the {position} {branch} is the {kin} of the day stem {stem} and carries {hidden}",
+        "carry_no_stem": "the {position} {branch} is the {kin} of the day stem {stem} and, void, carries no stem",
+        "void": "Void (旬空): {void}; {fallen}.", "void_none": "no transmission falls void",
+        "void_fallen": "the {positions} falls void",
         "generals": "{noble}; {direction}. On the transmissions: {riders}.",
-        "rider": "the {position} {branch} carries {general}",
+        "rider": "the {position} {branch} rides {general}",
         "positions": ("initial", "middle", "final"),
+        "patterns": "The chart shows {count_n} patterns, by group: {groups}.",
+        "group": "{group}: {names}",
+        "spirits": "The spirits on the stem (干上), the branch (支上) and the transmissions: {places}.",
+        "place": "{place} {branch}: {names}",
+        "item": "{name}: {label}",
     },
 }
 
-# The rule that makes each method applicable; its failure is the reason a method was passed over.
-METHOD_RULES = {"伏吟": "method.fuyin", "返吟": "method.fanyin", "賊剋": "method.zeike_family",
-                "比用": "method.zeike_family", "涉害": "method.zeike_family", "八專": "method.bazhuan",
-                "遙剋": "method.yaoke", "昴星": "method.maoxing", "別責": "method.bieze"}
-
 # Which steps explain which conclusion of the page.
-CONCLUSION_STEPS = {"initial": ("initial",), "middle": ("sequence",), "final": ("sequence",),
-                    "method": ("ke", "method"), "lesson1": ("lessons", "ke"), "lesson2": ("lessons", "ke"),
-                    "lesson3": ("lessons", "ke"), "lesson4": ("lessons", "ke")}
+CONCLUSION_STEPS = {"initial": ("candidates", "initial", "carry"), "middle": ("sequence", "carry"),
+                    "final": ("sequence", "carry"), "method": ("ke", "method"), "lesson1": ("lessons", "ke"),
+                    "lesson2": ("lessons", "ke"), "lesson3": ("lessons", "ke"), "lesson4": ("lessons", "ke")}
+_VARIANT = re.compile(r"variants/([^/]+)/([^/:]+)\.dl")
 
 
 @dataclass
 class Step:
-    """One numbered step: what it says and the rules and seed lines it rests on."""
+    """One numbered step: what it says, the relations it states, the rules and seed lines it rests on."""
 
     key: str
     title: str
     text: str
     rules: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    atoms: list[str] = field(default_factory=list)  # `why` (or why-not, for "not …") answers each
+    readings: list[dict] = field(default_factory=list)  # {topic, reading, rules, path}
+    glosses: list[tuple[str, str]] = field(default_factory=list)  # (name in a verse, branch)
+    items: list[dict] = field(default_factory=list)  # one line each: {text, atom, rule, source}
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -158,32 +206,109 @@ def premise(graph: nx.DiGraph, rule: str, pred: str) -> Optional[str]:
     return next((c for c in ordered_children(graph, rule) if graph.nodes[c].get("pred") == pred), None)
 
 
+class _Notes:
+    """What one step has stated so far: atoms, the rule applications under them, the readings."""
+
+    def __init__(self):
+        self.atoms: list[str] = []
+        self.rules: list[dict] = []
+        self.quoted: list[dict] = []
+        self.readings: dict[str, dict] = {}
+        self.items: list[dict] = []
+
+
 class _Teacher:
     """Builds the steps of one chart in one language."""
 
     def __init__(self, chart: "Chart", lang: str):
         self.chart, self.lang, self.t = chart, lang, TEXT[lang]
         self.session = chart.session
+        self.notes = _Notes()
 
-    def why(self, question: str) -> nx.DiGraph:
-        return self.session.why(self.chart, question)
+    # stating relations --------------------------------------------------------
+    @cached_property
+    def order(self) -> dict:
+        return {b: i for i, b in enumerate(members(self.session.base, "branch"))}
 
-    def why_atom(self, pred: str, *args) -> nx.DiGraph:
-        """The derivation of ``pred(chart, args…)``; ``None`` stands for any value."""
-        return self.session.why(self.chart, self.atom(pred, args))
+    def rows(self, pred: str) -> list[tuple]:
+        """The chart's rows of a relation, branches in branch order (none if the KB lacks it)."""
+        if pred not in self.session.kb.program.preds:
+            return []
+        return sorted(self.chart.rows(pred), key=lambda row: [(self.order.get(x, -1), str(x)) for x in row])
 
-    def atom(self, pred: str, args) -> str:
-        return atom_text(pred, [self.chart.id, *args])
+    def state(self, pred: str, *args, quote: bool = True) -> dict:
+        """Note the atom ``pred(chart, args…)`` as said; return the rule application that derived it."""
+        text = atom_text(pred, [self.chart.id, *args])
+        graph = self.last = self.session.why(self.chart, text)
+        self.notes.atoms.append(text)
+        self.note_readings(graph)
+        rule = rule_below(graph)
+        attrs = graph.nodes[rule] if rule else graph.nodes[graph.graph["root"]]
+        if rule:
+            self.notes.rules.append(attrs)
+            if quote:
+                self.notes.quoted.append(attrs)
+        return attrs
 
-    def step(self, key: str, text: str, rules: list[dict], quoted: Optional[list[dict]] = None) -> Step:
-        """A step resting on these rule applications, quoting the seed lines of ``quoted`` (default: all)."""
-        ids = list(dict.fromkeys(r["rule"] for r in rules))
-        sources = list(dict.fromkeys(r["source"] for r in (rules if quoted is None else quoted) if r.get("source")))
-        return Step(key, self.t["titles"][key], text, ids, sources)
+    def note_readings(self, graph: nx.DiGraph) -> None:
+        """Note the disputed readings (rules of ``kb/variants``) within two rule steps of the root."""
+        rules = [rule_below(graph)]
+        rules += [rule_below(graph, a) for a in ordered_children(graph, rules[0]) if graph.nodes[a]["kind"] == "atom"] \
+            if rules[0] else []
+        for rule in filter(None, rules):
+            attrs = graph.nodes[rule]
+            found = _VARIANT.search(str(attrs.get("where", "")))
+            if found:
+                entry = self.notes.readings.setdefault(found.group(1), {
+                    "topic": found.group(1), "reading": found.group(2), "rules": [],
+                    "path": attrs["where"].rpartition(":")[0]})
+                if attrs["rule"] not in entry["rules"]:
+                    entry["rules"].append(attrs["rule"])
+
+    def state_absent(self, pred: str, *args) -> None:
+        """Note that ``pred(chart, args…)`` does not hold (why-not answers it)."""
+        self.notes.atoms.append("not " + atom_text(pred, [self.chart.id, *args]))
+        graph = self.session.why_not(self.chart, atom_text(pred, [self.chart.id, *args]), depth=1)
+        self.notes.rules += [a for _, a in graph.nodes(data=True) if a["kind"] == "fail"]
+
+    def step(self, key: str, text: str) -> Step:
+        """The step made of what was stated since the last one."""
+        notes, self.notes = self.notes, _Notes()
+        ids = list(dict.fromkeys(r["rule"] for r in notes.rules))
+        sources = list(dict.fromkeys(self.repaired(r["source"]) for r in notes.quoted if r.get("source")))
+        sources = [s for s in sources if not any(s != other and s.partition(": ")[2] in other for other in sources)]
+        verses = "".join(sources)
+        glosses = sorted(((n, b) for n, b in self.names if n in verses), key=lambda g: verses.index(g[0]))
+        return Step(key, self.t["titles"][key], text, ids, sources, list(dict.fromkeys(notes.atoms)),
+                    list(notes.readings.values()), glosses, notes.items)
+
+    # the KB's words -------------------------------------------------------------
+    @cached_property
+    def names(self) -> list[tuple[str, str]]:
+        return sorted(self.session.base.query("branch_name", [None, None]))
+
+    @cached_property
+    def repairs(self) -> list[tuple[str, str]]:
+        return [(before, lost) for before, lost, _ in self.session.base.query("verse_repair", [None, None, None])]
+
+    def repaired(self, source: str) -> str:
+        """A seed line with each lacuna the KB restores written in, marked 〔…〕."""
+        for before, lost in self.repairs:
+            source = source.replace(before + "　", f"{before}〔{lost}〕")
+        return source
 
     def label(self, attrs: dict, capital: bool = False) -> str:
         text = attrs.get(self.lang) or attrs.get("text", "")
         return text[:1].upper() + text[1:] if capital and self.lang == "en" else text
+
+    @cached_property
+    def rule_of(self) -> dict:
+        return {c.rule.id: c.rule for compiled in self.session.kb.rules_for.values() for c in compiled}
+
+    def template(self, attrs: dict, values: dict) -> str:
+        """A rule application's label with some of its values replaced (a list of methods for one)."""
+        return fill(self.rule_of[attrs["rule"]].label(self.lang), {**attrs.get("bindings", {}), **values},
+                    lang=self.lang)
 
     def num(self, n: int) -> str:
         return number(n, self.lang)
@@ -202,147 +327,251 @@ class _Teacher:
             return ", ".join(items[:-1]) + " and " + items[-1]
         return self.sep(items)
 
+    def capital(self, text: str) -> str:
+        return text[:1].upper() + text[1:] if self.lang == "en" else text
+
     # the steps ----------------------------------------------------------------
     def plate(self) -> Step:
-        graph = self.why("offset")
-        rule = graph.nodes[rule_below(graph)]
-        heaven = self.chart.heaven
-        pairs = self.sep(self.t["pair"].format(earth=e, heaven=heaven.get(e, "？")) for e in members(self.session.base, "branch"))
-        text = self.t["plate"].format(jiang=self.chart.jiang, hour=self.chart.hour,
-                                      offset_n=self.num(self.chart.offset), pairs=pairs)
-        return self.step("plate", text, [rule])
+        chart = self.chart
+        self.state("offset", chart.offset)
+        heaven = chart.heaven
+        for earth, upper in sorted(heaven.items()):
+            self.state("tianpan", earth, upper, quote=False)
+        pairs = self.sep(self.t["pair"].format(earth=e, heaven=heaven[e]) for e in members(self.session.base, "branch"))
+        text = self.t["plate"].format(jiang=chart.jiang, hour=chart.hour, offset_n=self.num(chart.offset), pairs=pairs)
+        return self.step("plate", text)
 
     def lessons(self) -> Step:
         chart = self.chart
-        rules = []
-        for n in (1, 2, 3, 4):
-            graph = self.why(f"lesson{n}")
-            rules.append(graph.nodes[rule_below(graph)])
+        for lesson in chart.lessons:
+            self.state("lesson", lesson.number, lesson.upper, lesson.lower)
         upper = {l.number: l.upper for l in chart.lessons}
-        lodge = dict(chart.rows("seat")).get(1, "？")
+        lodge = dict(self.rows("seat"))[1]
         text = self.t["lessons"].format(stem=chart.inputs.stem, branch=chart.inputs.branch, lodge=lodge,
-                                        u1=upper.get(1), u2=upper.get(2), u3=upper.get(3), u4=upper.get(4))
-        repeats = sorted(row[0] for row in chart.rows("repeats"))
+                                        u1=upper[1], u2=upper[2], u3=upper[3], u4=upper[4])
+        repeats = [n for (n,) in self.rows("repeats")]
         if repeats:
-            count = chart.rows("lesson_count")[0][0]
+            for n in repeats:
+                self.state("repeats", n, quote=False)
+            (count,), = self.rows("lesson_count")
+            self.state("lesson_count", count)
             template = self.t["lessons_count" if len(repeats) == 1 else "lessons_counts"]
             text = self.sentences(text, template.format(repeats=self.series(map(self.num, repeats)), count_n=self.num(count)))
-            graph = self.why_atom("lesson_count", count)
-            rules.append(graph.nodes[rule_below(graph)])
-        return self.step("lessons", text, rules)
+        return self.step("lessons", text)
 
     def ke(self) -> Step:
         chart, t = self.chart, self.t
-        found, rules = [], []
+        found = []
         lessons = {l.number: l for l in chart.lessons}
         for pred, kind in (("lower_overcomes", "ke_lower"), ("upper_overcomes", "ke_upper")):
-            for (n,) in sorted(chart.rows(pred)):
-                graph = self.why_atom(pred, n)
-                rules.append(graph.nodes[rule_below(graph)])
+            for (n,) in self.rows(pred):
+                self.state(pred, n)
                 l = lessons[n]
                 x, y = (l.lower, l.upper) if kind == "ke_lower" else (l.upper, l.lower)
                 found.append((n, t["ke_item"].format(n_n=self.num(n), x=x, y=y, kind=t[kind])))
         if not found:
             pairs = self.sep(t["ke_pair"].format(upper=l.upper, lower=l.lower) for l in chart.lessons)
-            for pred in ("lower_overcomes", "upper_overcomes"):
-                graph = self.session.why_not(chart, self.atom(pred, [None]), depth=1)
-                rules += [a for _, a in graph.nodes(data=True) if a["kind"] == "fail"]
-            return self.step("ke", t["ke_none"].format(pairs=pairs), rules)
-        text = self.sep((item for _, item in sorted(found)), "clause_sep") + t["end"]
-        text = text[:1].upper() + text[1:]
-        modes = [row[0] for row in chart.rows("ke_mode")]
-        if modes:
-            mode = modes[0]
-            graph = self.why_atom("ke_mode", mode)
-            rules.append(graph.nodes[rule_below(graph)])
+            self.state_absent("has_ke")
+            return self.step("ke", t["ke_none"].format(pairs=pairs))
+        text = self.capital(self.sep((item for _, item in sorted(found)), "clause_sep") + t["end"])
+        for (mode,) in self.rows("ke_mode"):
+            self.state("ke_mode", mode)
             text = self.sentences(text, t["ke_mode_lower" if mode == "下賊" else "ke_mode_upper"])
-        return self.step("ke", text, rules)
+        return self.step("ke", text)
 
     def method(self) -> Step:
         chart, t = self.chart, self.t
         method = chart.method
-        graph = self.why("method")
-        chosen = rule_below(graph)
-        applied = graph.nodes[rule_below(graph, premise(graph, chosen, "applicable"))]
         order = dict(self.session.source(chart.id).query("method_order", [None, None]))
         earlier = sorted((m for m in order if order[m] < order[method]), key=order.get)
-        reasons, rules = [], []
+        reasons: list[tuple[dict, list[str]]] = []  # (rule application, the methods it rules out)
         for m in earlier:
-            key, values, rule = self.passed_over(m)
-            rules.append(rule)
-            if reasons and reasons[-1][0] == key and key != "generic":
-                reasons[-1][1]["methods"].append(m)
+            attrs = self.state("unmet", m, quote=False)
+            if reasons and reasons[-1][0]["rule"] == attrs["rule"] and "M" in attrs.get("bindings", {}):
+                reasons[-1][1].append(m)
             else:
-                reasons.append((key, {**values, "methods": [m]}))
-        text = ""
+                reasons.append((attrs, [m]))
         if reasons:
-            clauses = [t["reason"][key].format(**{**values, "methods": self.series(values["methods"])})
-                       for key, values in reasons]
+            clauses = [self.template(attrs, {"M": self.series(ms)}) if len(ms) > 1 else self.label(attrs)
+                       for attrs, ms in reasons]
             text = t["method_tried"].format(reasons=self.sep(clauses, "clause_sep"))
         else:
             text = t["method_first"].format(method=method)
+        applied = self.state("applicable", method)
+        self.state("chosen", method, quote=False)
         text = self.sentences(text, t["method_chosen"].format(method=method, because=self.label(applied)))
-        others = sorted((m for (m,) in chart.rows("applicable") if m != method), key=order.get)
+        others = sorted((m for (m,) in self.rows("applicable") if m != method), key=order.get)
+        for m in others:
+            self.state("outranked", m, quote=False)
         if others:
             text = self.sentences(text, t["method_outranks"].format(others=self.series(others), method=method))
-        return self.step("method", text, rules + [applied, graph.nodes[chosen]], quoted=[applied])
+        return self.step("method", text)
 
-    def passed_over(self, method: str) -> tuple[str, dict, dict]:
-        """Why a method tried earlier was not taken: a reason key, its values, the failing rule."""
-        chart = self.chart
-        graph = self.session.why_not(chart, "method", method)
-        fails = [n for n, a in graph.nodes(data=True) if a["kind"] == "fail" and a["rule"] != "method.chosen"]
-        wanted = METHOD_RULES.get(method)
-        fail = next((n for n in fails if graph.nodes[n]["rule"] == wanted), fails[0] if fails else None)
-        rule = graph.nodes[fail] if fail else {"rule": "method.chosen", "source": ""}
-        values = {"jiang": chart.jiang, "hour": chart.hour}
-        if rule["rule"] == "method.fuyin":
-            return "fuyin", values, rule
-        if rule["rule"] == "method.fanyin":
-            return "fanyin", values, rule
-        if rule["rule"] == "method.zeike_family":
-            if not chart.rows("has_ke"):
-                return "no_ke", values, rule
-            count = chart.rows("candidate_count")
-            if method == "賊剋" and count and count[0][0] > 1:
-                return "many", {**values, "count": self.num(count[0][0])}, rule
-            bi = chart.rows("bi_count")
-            if method == "比用" and bi:
-                return ("bi", {**values, "bi": self.num(bi[0][0])}, rule) if bi[0][0] else ("bi_none", values, rule)
-        needed = "？"
-        if fail is not None:
-            kids = ordered_children(graph, fail)
-            if kids:
-                needed = self.label(graph.nodes[kids[0]])
-        return "generic", {**values, "needed": needed}, rule
+    def candidates(self) -> Optional[Step]:
+        """How the initial is picked among the 剋 lessons' uppers (賊剋, 比用, 涉害; 返吟 with a 剋)."""
+        chart, t = self.chart, self.t
+        rows = self.rows("candidate")
+        if not rows or not any(m == chart.method or chart.method == "返吟" for _, m, _ in self.rows("zeike_initial")):
+            return None
+        parts = []
+        if chart.method == "返吟":
+            parts.append(self.capital(self.label(self.state("initial", chart.transmissions[0].branch))) + t["end"])
+        labels = [self.label(self.state("candidate", u)) for (u,) in rows]
+        (count,), = self.rows("candidate_count")
+        self.state("candidate_count", count, quote=False)
+        parts.append(t["candidates"].format(found=self.sep(labels, "clause_sep")))
+        if count > 1:
+            parts.append(self.polarity(rows))
+            parts += self.wading()
+        return self.step("candidates", self.sentences(*parts))
+
+    def polarity(self, rows) -> str:
+        t, stem = self.t, self.chart.inputs.stem
+        polarity = dict(self.session.base.query("polarity", [None, None]))
+        kept = [u for (u,) in self.rows("bi_candidate")]
+        for u in kept:
+            self.state("bi_candidate", u)
+        (bi,), = self.rows("bi_count")
+        self.state("bi_count", bi, quote=False)
+        items = self.sep(t["bi_item"].format(branch=u, polarity=polarity[u]) for (u,) in rows)
+        verdict = t["bi_kept"].format(found=self.sep(kept)) if kept else t["bi_none"]
+        return t["bi"].format(stem=stem, polarity=polarity[stem], found=items + t["clause_sep"] + verdict)
+
+    def wading(self) -> list[str]:
+        """涉害: each candidate's walk home, palace by palace, and the tie-break when the deepest tie."""
+        t = self.t
+        pool = [u for (u,) in self.rows("shehai_pool")]
+        if not pool:
+            return []
+        seat = {u: e for e, u in self.chart.heaven.items()}
+        mode = self.rows("ke_mode")[0][0]
+        explainer = self.session.explainer(self.chart.id)
+        met = self.rows("shehai_met")
+        walks = []
+        entered = [self.state("shehai_pool", u) for u in pool]
+        walks = [self.capital(self.template(entered[0], {"U": self.sep(pool)})) + t["end"]]
+        for u in pool:
+            path = [q for (v, q) in self.rows("on_path") if v == u]
+            if not self.rows("shehai_depth"):  # a reading without the count: say so
+                deepest = [self.state("deepest", v) for v in pool]
+                walks.append(self.capital(self.template(deepest[0], {"U": self.sep(pool)})) + t["end"])
+                break
+            steps = {q: explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
+            path.sort(key=steps.get)
+            for q in path:
+                self.state("on_path", u, q)
+            (depth,), = [(d,) for v, d in self.rows("shehai_depth") if v == u]
+            self.state("shehai_depth", u, depth)
+            palaces = {}
+            for v, q, x in met:
+                if v == u:
+                    self.state("shehai_met", u, q, x)
+                    palaces.setdefault(q, []).append(x)
+            palaces = {q: sorted(xs, key=lambda x: x != q) for q, xs in palaces.items()}  # the branch, then stems
+            found = self.sep(t["met_item"].format(palace=q, symbols=self.sep(palaces[q])) for q in path if q in palaces)
+            walk = t["walk"].format(branch=u, seat=seat[u], path=self.sep(path))
+            meeting = (t["met_lower" if mode == "下賊" else "met_upper"].format(found=found, depth_n=self.num(depth))
+                       if found else t["met_none"])
+            walks.append(self.capital(walk + t["clause_sep"] + meeting + t["end"]))
+        out = walks
+        if self.rows("shehai_max"):
+            (deepest,), = self.rows("shehai_max")
+            self.state("shehai_max", deepest)
+            depths = self.sep(t["depth_item"].format(branch=u, depth_n=self.num(d)) for u, d in self.rows("shehai_depth"))
+            out.append(t["depths"].format(found=self.capital(depths), max_n=self.num(deepest)))
+        tied = self.rows("deepest_on")
+        if len(tied) > 1:
+            for u, rank in tied:
+                self.state("deepest_on", u, rank)
+            out.append(t["tie"].format(found=self.sep(t["tie_item"].format(branch=u, seat=seat[u], rank=rank)
+                                                      for u, rank in tied)))
+        return out
 
     def initial(self) -> Step:
-        chart = self.chart
-        graph = self.why("initial")
-        rule = rule_below(graph)
-        rules = [graph.nodes[rule]]
-        inner = premise(graph, rule, "zeike_initial")
+        chart, t = self.chart, self.t
+        branch = chart.transmissions[0].branch
+        graph = self.session.why(chart, "initial")
+        self.state("initial", branch)
+        inner = premise(graph, rule_below(graph), "zeike_initial")
+        last = self.notes.rules[-1]
         if inner is not None:
-            rules.append(graph.nodes[rule_below(graph, inner)])
-        text = self.t["initial"].format(label=self.label(rules[-1], True), branch=chart.transmissions[0].branch,
-                                        names="·".join(chart.subnames) or "—")
-        return self.step("initial", text, rules)
+            args = graph.nodes[inner]["args"][1:]
+            last = self.state("zeike_initial", *args)
+        for name in chart.subnames:
+            self.state("subname", name, quote=False)
+        names = [n for n in chart.subnames if n != chart.method]
+        named = (t["named_also"].format(method=chart.method, names=self.sep(names)) if names
+                 else t["named"].format(method=chart.method))
+        return self.step("initial", t["initial"].format(label=self.label(last, True), branch=branch, named=named))
 
     def sequence(self) -> Step:
-        middle, final = self.why("middle"), self.why("final")
-        rules = [middle.nodes[rule_below(middle)], final.nodes[rule_below(final)]]
-        text = self.t["sequence"].format(middle=self.label(rules[0], True), final=self.label(rules[1]),
-                                         sanchuan=self.chart.sanchuan)
-        return self.step("sequence", text, rules)
+        chart = self.chart
+        middle = self.state("middle", chart.transmissions[1].branch)
+        final = self.state("final", chart.transmissions[2].branch)
+        text = self.t["sequence"].format(middle=self.label(middle, True), final=self.label(final), sanchuan=chart.sanchuan)
+        return self.step("sequence", text)
+
+    def carry(self) -> Step:
+        chart, t = self.chart, self.t
+        items = []
+        for tr in chart.transmissions:
+            self.state("transmission_kin", tr.position, tr.kin, quote=False)
+            key = "carry_item"
+            if tr.hidden_stem:
+                self.state("transmission_stem", tr.position, tr.hidden_stem, quote=False)
+            else:
+                key = "carry_no_stem"
+            items.append(t[key].format(position=t["positions"][tr.position - 1], branch=tr.branch,
+                                       stem=chart.inputs.stem, kin=tr.kin, hidden=tr.hidden_stem))
+        for v in chart.void:
+            self.state("void", v)
+        fallen = [t["positions"][n - 1] for (n,) in self.rows("transmission_void")]
+        for (n,) in self.rows("transmission_void"):
+            self.state("transmission_void", n, quote=False)
+        void = t["void"].format(void=self.sep(chart.void),
+                                fallen=t["void_fallen"].format(positions=self.series(fallen)) if fallen else t["void_none"])
+        return self.step("carry", t["carry"].format(items=self.capital(self.sep(items, "clause_sep")), void=void))
 
     def generals(self) -> Step:
-        noble, direction = self.why("noble"), self.why("direction")
-        rules = [noble.nodes[rule_below(noble)], direction.nodes[rule_below(direction)]]
-        riders = self.sep(self.t["rider"].format(position=self.t["positions"][tr.position - 1], branch=tr.branch,
-                                                 general=tr.general or "？")
-                          for tr in self.chart.transmissions)
-        text = self.t["generals"].format(noble=self.label(rules[0], True), direction=self.label(rules[1]), riders=riders)
-        return self.step("generals", text, rules)
+        chart, t = self.chart, self.t
+        noble = self.state("noble", chart.noble)
+        direction = self.state("direction", chart.direction)
+        riders = []
+        for tr in chart.transmissions:
+            self.state("transmission_general", tr.position, tr.general, quote=False)
+            riders.append(t["rider"].format(position=t["positions"][tr.position - 1], branch=tr.branch, general=tr.general))
+        text = t["generals"].format(noble=self.label(noble, True), direction=self.label(direction),
+                                    riders=self.sep(riders))
+        return self.step("generals", text)
+
+    def patterns(self) -> Optional[Step]:
+        t = self.t
+        groups: dict[str, list[str]] = {}
+        for group, name in self.chart.patterns:
+            rule = self.state("pattern", name, quote=False)
+            state = premise(self.last, rule_below(self.last), "general_state")  # a general's state: say which
+            rule = self.last.nodes[rule_below(self.last, state)] if state else rule
+            groups.setdefault(group, []).append(name)
+            label = self.label(rule)
+            self.notes.items.append({"text": label if name in label else t["item"].format(name=name, label=label),
+                                     "atom": self.notes.atoms[-1], "rule": rule["rule"],
+                                     "source": self.repaired(rule.get("source", ""))})
+        if not groups:
+            return None
+        found = self.sep((t["group"].format(group=g, names=self.sep(ns)) for g, ns in groups.items()), "clause_sep")
+        return self.step("patterns", t["patterns"].format(count_n=self.num(len(self.chart.patterns)), groups=found))
+
+    def spirits(self) -> Optional[Step]:
+        t = self.t
+        places: dict[tuple[str, str], list[str]] = {}
+        for where, branch, spirit in self.chart.spirits:
+            self.state("spirit_present", spirit, branch, where, quote=False)
+            places.setdefault((where, branch), []).append(spirit)
+        if not places:
+            return None
+        found = self.sep((t["place"].format(place=w, branch=b, names=self.sep(ns)) for (w, b), ns in places.items()),
+                         "clause_sep")
+        return self.step("spirits", t["spirits"].format(places=found))
 
 
 def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
@@ -352,12 +581,13 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
     if chart.method is not None:
         steps.append(teacher.method())
     if chart.transmissions:
-        steps += [teacher.initial(), teacher.sequence(), teacher.generals()]
-    return steps
+        steps += [teacher.candidates(), teacher.initial(), teacher.sequence(), teacher.carry(), teacher.generals()]
+    steps += [teacher.patterns(), teacher.spirits()]
+    return [s for s in steps if s is not None]
 
 
 def header(chart: "Chart", lang: str = "zh") -> str:
-    """The chart in one line: day, general, hour, day or night, method and name, 三傳."""
+    """The chart in one line: day, monthly general, hour, day or night, method and name, 三傳."""
     t = TEXT[lang]
     names = "·".join(n for n in chart.subnames if n != chart.method)
     decided = " ".join(part for part in (chart.method or "—", names) if part)
@@ -367,30 +597,33 @@ def header(chart: "Chart", lang: str = "zh") -> str:
 
 
 def cite(step: Step, lang: str = "zh") -> str:
-    """The rules and seed lines a step rests on, on one line."""
+    """The rules and seed lines a step rests on, on one line, the verses' names glossed."""
     t = TEXT[lang]
     sources = ""
     for source in step.sources:
         seed, _, verse = source.partition(": ")
         sources += t["source"].format(seed=seed, verse=verse) if verse else t["source"].format(seed="", verse=seed)
+    if step.glosses:
+        sources += t["gloss"].format(glosses=t["list_sep"].join(t["gloss_item"].format(name=n, branch=b)
+                                                              for n, b in step.glosses))
     return t["cite"].format(rules=t["rule_sep"].join(step.rules), sources=sources)
 
 
-def number(n: int, lang: str) -> str:
-    """``number(11, "zh")`` → ``'十一'``; in English the digits."""
-    if lang != "zh" or not 0 <= n < 100:
-        return str(n)
-    if n == 0:
-        return "零"
-    tens, ones = divmod(n, 10)
-    head = "" if tens == 0 else ("十" if tens == 1 else NUMERALS[tens - 1] + "十")
-    return head + (NUMERALS[ones - 1] if ones else "")
+def reading_notes(step: Step, lang: str = "zh") -> list[str]:
+    """One line for each disputed reading the step rests on."""
+    t = TEXT[lang]
+    return [t["reading"].format(topic=r["topic"], reading=r["reading"], rules=t["rule_sep"].join(r["rules"]),
+                                path=r["path"]) for r in step.readings]
 
 
 def render_step(step: Step, index: int, lang: str = "zh") -> str:
     """One step: its numbered title, its sentences, the rules and seed lines it rests on."""
     title = TEXT[lang]["number"].format(numeral=number(index, lang), title=step.title)
-    return "\n".join([title, "   " + step.text, "   " + cite(step, lang)])
+    lines = [title, "   " + step.text] + [f"   · {item['text']}" for item in step.items]
+    if step.rules:
+        lines.append("   " + cite(step, lang))
+    lines += ["   " + note for note in reading_notes(step, lang)]
+    return "\n".join(lines)
 
 
 def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] = None) -> str:

@@ -164,7 +164,8 @@ def board_html(chart: "Chart", lang: str = "zh") -> str:
 # the derivations ----------------------------------------------------------------------
 def steps_html(steps: list[tuple[int, Step]], lang: str) -> str:
     items = "".join(f'<li value="{i}"><b>{esc(s.title)}</b> {esc(s.text)}<br>'
-                    f'<span class="lr-cite">{esc(cite(s, lang))}</span></li>' for i, s in steps)
+                    + "".join(f"· {esc(item['text'])}<br>" for item in s.items)
+                    + f'<span class="lr-cite">{esc(cite(s, lang))}</span></li>' for i, s in steps)
     return f'<ol class="lr-steps">{items}</ol>'
 
 

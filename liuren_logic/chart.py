@@ -176,18 +176,15 @@ class Chart:
         return {branch: stem for branch, stem in self.rows("hidden_stem")}
 
     @cached_property
-    def kin(self) -> dict[str, str]:
-        """六親 of each symbol, seen from the day stem."""
-        rows = self.session.source(self.id).query("kin", [self.inputs.stem, None, None])
-        return {x: k for _, x, k in rows}
-
-    @cached_property
     def lessons(self) -> list[Lesson]:
         return [Lesson(n, upper, lower, self.generals.get(upper)) for n, upper, lower in self.rows("lesson")]
 
     @cached_property
     def transmissions(self) -> list[Transmission]:
-        return [Transmission(n, b, self.generals.get(b), self.hidden_stems.get(b), self.kin.get(b), b in self.void)
+        """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
+        general, stem, kin = (dict(self.rows(f"transmission_{what}")) for what in ("general", "stem", "kin"))
+        void = {n for (n,) in self.rows("transmission_void")}
+        return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void)
                 for n, b in self.rows("transmission")]
 
     @cached_property

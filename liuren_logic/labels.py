@@ -11,18 +11,39 @@ from typing import Mapping
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def fill(template: str, values: Mapping[str, object], missing: str = "？") -> str:
-    """Fill a template's slots; an unbound slot reads ``？``.
+NUMERALS = "一二三四五六七八九十"
+
+# What an unbound slot reads (a why-not asks about any value there).
+ANY = {"zh": "某", "en": "any"}
+
+
+def number(n: int, lang: str) -> str:
+    """``number(11, "zh")`` → ``'十一'``; in English the digits."""
+    if lang != "zh" or not 0 <= n < 100:
+        return str(n)
+    if n == 0:
+        return "零"
+    tens, ones = divmod(n, 10)
+    head = "" if tens == 0 else ("十" if tens == 1 else NUMERALS[tens - 1] + "十")
+    return head + (NUMERALS[ones - 1] if ones else "")
+
+
+def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], lang: str = "en") -> str:
+    """Fill a template's slots; an unbound slot reads ``missing`` (default ``any``); numbers in ``lang``.
 
     >>> fill("{a}沖{b}", {"a": "子", "b": "午"})
     '子沖午'
-    >>> fill("第{N}課", {"N": None})
-    '第？課'
+    >>> fill("第{N}課", {"N": None}, ANY["zh"])
+    '第某課'
+    >>> fill("第{N}課", {"N": 3}, lang="zh")
+    '第三課'
     """
 
     def value(match: re.Match) -> str:
         found = values.get(match.group(1))
-        return missing if found is None else str(found)
+        if found is None:
+            return missing
+        return number(found, lang) if isinstance(found, int) and not isinstance(found, bool) else str(found)
 
     return _SLOT.sub(value, template)
 
@@ -32,4 +53,4 @@ def atom_label(decl, args, lang: str) -> str:
     template = decl.label(lang) if decl is not None else ""
     if not template:
         return ""
-    return fill(template, {name: value for (name, _), value in zip(decl.params, args)})
+    return fill(template, {name: value for (name, _), value in zip(decl.params, args)}, ANY[lang], lang)

@@ -31,7 +31,7 @@ from .compiler import CompiledAggregate, CompiledRule
 from .engine import KnowledgeBase
 from .semantics import Value, arithmetic, compare, sort_key
 from .errors import LiurenError
-from .labels import atom_label, fill
+from .labels import ANY, atom_label, fill
 
 GroundAtom = tuple  # (pred, (values…))
 MAX_DEAD_ENDS = 12
@@ -206,7 +206,7 @@ class Explainer:
         return {"kind": kind, "text": f"{rule.id} [{bindings}]", "rule": rule.id,
                 "where": f"{rule.pos.path}:{rule.pos.line}", "source": rule.source,
                 "labelled": rule.annotated, "bindings": dict(sorted(shown.items())),
-                "zh": fill(rule.label("zh"), shown), "en": fill(rule.label("en"), shown)}
+                "zh": fill(rule.label("zh"), shown, ANY["zh"], "zh"), "en": fill(rule.label("en"), shown, ANY["en"])}
 
     def _add_firing(self, graph, firing: Firing, chosen) -> str:
         attrs = self._rule_attrs(firing.rule, firing.binding)

@@ -71,20 +71,21 @@ def test_lesson_matches_the_reviewed_snapshot(charts, name, lang):
 def test_lesson_goes_in_teaching_order_naming_rules_and_quoting_seed_lines(charts):
     for chart in charts.values():
         steps = lesson.lesson_steps(chart, "zh")
-        assert [s.key for s in steps] == ["plate", "lessons", "ke", "method", "initial", "sequence", "generals"]
+        assert [s.key for s in steps if s.key != "candidates"] == [
+            "plate", "lessons", "ke", "method", "initial", "sequence", "carry", "generals", "patterns", "spirits"]
         assert all(s.rules and s.text for s in steps)
     steps = {s.key: s for s in lesson.lesson_steps(charts["xinsi_yin_wu"], "en")}
     assert "zeike.yuanshou" in steps["initial"].rules and "000: 如無下賊上剋初" in steps["initial"].sources
     assert "not 伏吟" in steps["method"].text and "not 返吟" in steps["method"].text
     bazhuan = {s.key: s for s in lesson.lesson_steps(charts["dingwei_chou_xu"], "zh")}
-    assert "四課無剋，賊剋、比用、涉害皆無從取用" in bazhuan["method"].text
-    assert bazhuan["method"].rules[:3] == ["method.fuyin", "method.fanyin", "method.zeike_family"]
+    assert "四課無剋，賊剋、比用、涉害無從取用" in bazhuan["method"].text
+    assert bazhuan["method"].rules[:3] == ["unmet.fuyin", "unmet.fanyin", "unmet.no_ke"]
 
 
 def test_teach_prints_every_step_when_stdin_is_not_a_terminal(capsys, monkeypatch):
     monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
     code, out, _ = run(capsys, "teach", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--interactive")
-    assert code == 0 and "一、天盤" in out and "七、天將" in out
+    assert code == 0 and "一、天盤" in out and "九、天將" in out and "十一、神煞" in out
 
 
 def test_teach_interactive_waits_for_enter_between_steps(capsys, monkeypatch):
@@ -96,14 +97,14 @@ def test_teach_interactive_waits_for_enter_between_steps(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", Terminal())
     monkeypatch.setattr(builtins, "input", lambda prompt="": prompts.append(prompt) or "")
     code, out, _ = run(capsys, "teach", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--interactive", "--lang", "en")
-    assert code == 0 and len(prompts) == 6 and "7. The generals (天將)" in out
+    assert code == 0 and len(prompts) == 10 and "9. The heavenly generals (天將)" in out
 
     def closed(prompt=""):
         raise EOFError
 
     monkeypatch.setattr(builtins, "input", closed)
     code, out, _ = run(capsys, "teach", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--interactive")
-    assert code == 0 and "七、天將" in out
+    assert code == 0 and "九、天將" in out
 
 
 def test_teach_json_lists_the_steps(capsys):

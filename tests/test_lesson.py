@@ -1,0 +1,104 @@
+"""Lessons that run the whole chart, built from KB relations: every stated atom has a derivation."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from liuren_logic import Session
+from liuren_logic.explain import lesson
+
+METHODS = {"伏吟", "返吟", "賊剋", "比用", "涉害", "八專", "遙剋", "昴星", "別責"}
+# one chart of each way to the initial (day charts, DAY/OFFSET)
+SAMPLES = [("甲子", 1), ("甲子", 5), ("丁卯", 10), ("乙亥", 8), ("丁卯", 1), ("甲子", 0), ("乙亥", 0),
+           ("甲子", 6), ("辛未", 6), ("丙寅", 9), ("戊辰", 3), ("庚午", 1), ("己巳", 1), ("戊辰", 1), ("己未", 2)]
+
+
+def steps_of(chart, lang="zh"):
+    return {s.key: s for s in lesson.lesson_steps(chart, lang)}
+
+
+def test_shehai_lesson_counts_each_candidate_palace_by_palace(session):
+    chart = session.cast_offset("丁卯", 10)
+    zh = steps_of(chart)["candidates"].text
+    assert "亥臨丑，歸本家亥，途經寅、卯、辰、巳、午、未、申、酉、戌；逢辰宮辰、巳宮戊、未宮未、己、戌宮戌剋之，共五重" in zh
+    assert "丑臨卯，歸本家丑，途經辰、巳、午、未、申、酉、戌、亥、子；逢辰宮乙剋之，共一重" in zh
+    assert "丑深一、亥深五：最深五" in zh
+    en = steps_of(chart, "en")["candidates"].text
+    assert "it meets what overcomes it at 辰 (辰), 巳 (戊), 未 (未, 己), 戌 (戌): 5 in all" in en
+    assert "丑 1, 亥 5: the deepest is 5" in en
+
+
+def test_fanyin_with_a_ke_quotes_the_repaired_verse_and_names_the_chart_fanyin(session):
+    steps = steps_of(session.cast_offset("甲子", 6))
+    assert "000: 返吟有〔剋〕亦為用" in steps["candidates"].sources
+    assert steps["candidates"].text.startswith("返吟有剋，依涉害法寅發用。")
+    assert "是為返吟課，名涉害" in steps["initial"].text
+    assert "the chart is a 返吟 chart, named 涉害" in steps_of(session.cast_offset("甲子", 6), "en")["initial"].text
+
+
+def test_verses_gloss_the_names_of_the_branches(session):
+    steps = steps_of(session.cast_offset("辛未", 6))
+    assert steps["initial"].glosses == [("登明", "亥"), ("太乙", "巳")]
+    assert "（登明即亥、太乙即巳）" in lesson.cite(steps["initial"])
+
+
+def test_the_seed_chart_lesson_reaches_its_patterns_and_spirits(session):
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai")
+    steps = steps_of(chart)
+    assert any(item["text"] == "貴人乘午臨地盤戌，辰戌為獄：貴人入獄" for item in steps["patterns"].items)
+    assert "支上丑：" in steps["spirits"].text and "天目" in steps["spirits"].text.partition("支上丑：")[2].split("；")[0]
+    carry = steps["carry"].text
+    assert "初傳午，於日干辛為官鬼，遁壬" in carry and "旬空申、酉：三傳無落空者" in carry
+
+
+@pytest.mark.parametrize("day, offset", SAMPLES)
+def test_every_atom_a_lesson_states_has_a_derivation(session, day, offset):
+    chart = session.cast_offset(day, offset)
+    for step in lesson.lesson_steps(chart, "en"):
+        assert step.atoms, step.key
+        for atom in step.atoms:
+            if atom.startswith("not "):
+                assert session.why_not(chart, atom[4:]).graph["root"]
+            else:
+                assert session.why(chart, atom).graph["root"]
+
+
+@pytest.mark.parametrize("day, offset", SAMPLES)
+def test_lessons_have_no_placeholders_and_say_which_general(session, day, offset):
+    chart = session.cast_offset(day, offset)
+    zh, en = lesson.render_lesson(chart, "zh"), lesson.render_lesson(chart, "en")
+    assert "？" not in zh + en and "None" not in zh + en
+    # "general" alone would leave the reader guessing between 月將 and 天將
+    assert not re.search(r"(?<![.\w])(?<!monthly )(?<!heavenly )generals?\b(?!\.)", en)
+
+
+def test_a_method_is_either_applicable_or_unmet_on_every_chart(session):
+    for daytime in (True, False):
+        for chart in session.table(daytime):
+            applicable = {m for (m,) in chart.rows("applicable")}
+            unmet = {m for (m,) in chart.rows("unmet")}
+            assert not applicable & unmet and applicable | unmet == METHODS, chart.id
+
+
+def test_what_the_transmissions_carry_are_relations_with_derivations(session, table):
+    for chart in table[::11]:
+        void = set(chart.void)
+        for tr in chart.transmissions:
+            kin = session.source(chart.id).query("kin", [chart.inputs.stem, tr.branch, None])
+            assert [k for _, _, k in kin] == [tr.kin]
+            assert tr.void == (tr.branch in void) and (tr.hidden_stem is None) == tr.void
+    chart = session.cast("辛巳", "寅", "午")
+    graph = session.why(chart, f"transmission_kin({chart.id}, 1, 官鬼)")
+    rules = {a.get("rule") for _, a in graph.nodes(data=True)}
+    assert {"transmission.kin", "kin.ghost"} <= rules
+
+
+def test_a_step_resting_on_a_reading_says_which(session):
+    default = steps_of(session.cast_offset("丁卯", 10))
+    assert [(r["topic"], r["reading"]) for r in default["candidates"].readings] == [("shehai", "depth")]
+    shortcut = Session(readings={"shehai": "shortcut"})
+    steps = steps_of(shortcut.cast_offset("丁卯", 10))
+    assert [(r["topic"], r["reading"]) for r in steps["candidates"].readings] == [("shehai", "shortcut")]
+    assert "不計深淺，丑、亥逕入孟仲季之比" in steps["candidates"].text
+    assert "〔本門派於shehai取 shortcut 之讀法" in lesson.render_step(steps["candidates"], 5)
