@@ -18,7 +18,7 @@ step resting on a disputed reading (a rule from ``kb/variants``) says which it f
 >>> [s.key for s in steps][:8]
 ['plate', 'lessons', 'ke', 'method', 'candidates', 'initial', 'sequence', 'carry']
 >>> steps[5].rules
-['method.zeike_initial', 'zeike.yuanshou']
+['method.zeike_initial', 'zeike.yuanshou', 'method.zeike_name']
 """
 from __future__ import annotations
 
