@@ -112,7 +112,8 @@ def test_teach_json_lists_the_steps(capsys):
     import json
 
     steps = json.loads(out)["steps"]  # the lesson document (schemas/lesson.schema.json)
-    assert code == 0 and steps[4]["rules"] == ["bazhuan.yin"] and "八专" in steps[3]["text"]
+    assert code == 0 and steps[4]["rules"] == ["bazhuan.yin", "bazhuan.name"] and "八专" in steps[3]["text"]
+    assert "initial(丁未日丑将戌时, 亥)" in steps[4]["atoms"]
 
 
 # the text tree ---------------------------------------------------------------------
