@@ -47,6 +47,7 @@ def test_the_seed_chart_lesson_reaches_its_patterns_and_spirits(session):
     chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai")
     steps = steps_of(chart)
     assert any(item["text"] == "貴人乘午臨地盤戌，辰戌為獄：貴人入獄" for item in steps["patterns"].items)
+    assert "鬼：傳鬼盜氣、天網、鬼呼" in steps["patterns"].text  # the seed's 斷: 課得天網
     assert "支上丑：" in steps["spirits"].text and "天目" in steps["spirits"].text.partition("支上丑：")[2].split("；")[0]
     carry = steps["carry"].text
     assert "初傳午，於日干辛為官鬼，遁壬" in carry and "旬空申、酉：三傳無落空者" in carry
