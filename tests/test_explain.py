@@ -113,7 +113,7 @@ def test_teach_json_lists_the_steps(capsys):
 
     steps = json.loads(out)["steps"]  # the lesson document (schemas/lesson.schema.json)
     assert code == 0 and steps[4]["rules"] == ["bazhuan.yin", "bazhuan.name"] and "八专" in steps[3]["text"]
-    assert "initial(丁未日丑将戌时, 亥)" in steps[4]["atoms"]
+    assert "initial(丁未日丑將戌時, 亥)" in steps[4]["atoms"]  # atoms keep the chart id as cast
 
 
 # the text tree ---------------------------------------------------------------------
