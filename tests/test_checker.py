@@ -143,3 +143,13 @@ def test_arithmetic_in_a_head_and_a_variable_repeated_only_under_not():
     assert [(p.position.line, p.position.col) for p in found] == [(8, 3), (9, 25)]
     assert "(X + 1) is a number, but argument x of p is a b" in found[0].message
     assert "variable Y under 'not' is not bound" in found[1].message and "for no Y" in found[1].message
+
+
+def test_a_rule_that_never_ends_stops_the_cast_with_one_line_naming_it(tmp_path, capsys):
+    from liuren_logic.cli import main
+
+    path = tmp_path / "n.dl"
+    path.write_text("@pred n(x: int).\nn(0).\nn(X) :- n(Y), X = Y + 1.\n", "utf-8")
+    assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "rule n.3" in err and "n keeps growing: no fixpoint after 10000 rounds" in err
