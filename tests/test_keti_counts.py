@@ -119,6 +119,8 @@ DEFINITIONS = {
     or (v.gan() == TOMB[ELEMENT[v.stem]] and v.zhi() == TOMB[ELEMENT[v.branch]])
     or OVERCOMES[ELEMENT[v.t[0]]] == GENERAL_ELEMENT[v.generals[v.t[0]]],
     "勵德": lambda v: v.noble_seat in "卯酉",
+    "遊子": lambda v: all(rank(b) == "季" for b in v.t)  # and the initial carries the decade's 丁
+    and (BRANCHES.index(v.t[0]) - BRANCHES.index(decade(v)[0])) % 12 == STEMS.index("丁"),
     "六純": lambda v: len({BRANCHES.index(b) % 2 for b in [u for u, _ in v.lessons] + v.t}) == 1,
     "重審*": lambda v: any(u == v.t[0] and over(l, u) for u, l in v.lessons),
     "元首*": lambda v: v.down == 0 and any(u == v.t[0] and over(u, l) for u, l in v.lessons),
