@@ -144,3 +144,16 @@ def test_a_school_without_kb_keti_takes_no_keti_reading_from_the_default(tmp_pat
     assert not any(t.startswith("keti_") for t in small.kb.school.readings)
     assert "keti" not in small.kb.program.preds
     assert small.cast("辛巳", jiang="寅", hour="午").keti == []
+
+
+def test_tianyu_by_a_dead_initial_needs_the_month(session):
+    # 《袖中金》 in 《大全》: 七月乙丑日巳加子，功曹加酉，下賊為用，功曹為時之死氣，又天罡臨亥
+    autumn = session.cast("乙丑", jiang="巳", hour="子", month="申")
+    assert autumn.sanchuan[0] == "寅" and "天獄" in autumn.keti
+    assert "天獄" not in session.cast("乙丑", jiang="巳", hour="子").keti  # 寅 is not 乙's tomb 未
+
+
+def test_sanguang_needs_the_month_too(session):
+    spring = session.cast("甲寅", jiang="子", hour="午", month="寅")
+    assert "三光" in spring.keti and "三光" not in session.cast("甲寅", jiang="子", hour="午").keti
+    assert "keti.sanguang" in str(session.why(spring, "keti", "三光").nodes(data=True))
