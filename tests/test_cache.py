@@ -34,6 +34,11 @@ def fresh(path: Path, name: str):
     return parse_file(path, name)
 
 
+def swap_water_and_fire(payload: bytes) -> bytes:
+    """An entry's payload with the constants 水 and 火 trading places (水剋火 reads 火剋水)."""
+    return payload.replace('"水"'.encode(), b'"@"').replace('"火"'.encode(), '"水"'.encode()).replace(b'"@"', '"火"'.encode())
+
+
 class _Planted:
     """A pickle that, if ever loaded, leaves a file behind."""
 
@@ -63,8 +68,8 @@ def test_a_tampered_entry_is_detected_and_parsed_again(store):
     (entry,) = entries(store)
     original = entry.read_bytes()
     mac, _, payload = original.partition(b"\n")
-    swapped = payload.replace('"水"'.encode(), b'"@"').replace('"火"'.encode(), '"水"'.encode()).replace(b'"@"', '"火"'.encode())
-    assert swapped != payload  # 水 and 火 trade places in every fact: 水剋火 now reads 火剋水
+    swapped = swap_water_and_fire(payload)
+    assert swapped != payload
     for forged in (mac, hashlib.sha256(swapped).hexdigest().encode()):  # a stale MAC, or a digest anyone can compute
         entry.write_bytes(forged + b"\n" + swapped)
         loaded = fresh(KB / "core" / "elements.dl", "core/elements.dl")
@@ -141,7 +146,7 @@ def test_a_tampered_entry_cannot_change_the_charts(store, monkeypatch):
     expected = table()
     (entry,) = [e for e in entries(store) if e.read_bytes().partition(b"\n")[2].startswith(b'["kb/core/elements.dl"')]
     mac, _, payload = entry.read_bytes().partition(b"\n")
-    swapped = payload.replace('"水"'.encode(), b'"@"').replace('"火"'.encode(), '"水"'.encode()).replace(b'"@"', '"火"'.encode())
+    swapped = swap_water_and_fire(payload)
     entry.write_bytes(mac + b"\n" + swapped)
     with monkeypatch.context() as trusting:
         trusting.setattr(cache.hmac, "compare_digest", lambda *_: True)
