@@ -147,6 +147,8 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
             modules.append(parse_file(path, display_path(path, root)))
         except KBError as error:
             problems += error.problems
+        except OSError as error:  # unreadable (permissions, a disk error)
+            raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
     if problems:
         raise KBError(problems)
     return KnowledgeBase(check(modules), name, school)

@@ -65,6 +65,15 @@ def test_hostile_input_is_one_line_and_exit_2(capsys, files, argv, words):
     assert len(err.strip().splitlines()) in (1, 3)  # one line, or one KB problem with its source line and caret
 
 
+def test_an_unreadable_kb_file_is_one_line(capsys, files, monkeypatch):
+    def denied(path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    code, _, err = run(capsys, "kb", "check", "--alone", files / "mine.dl")
+    assert code == 2 and err == f"liuren: cannot read KB file {files}/mine.dl: Permission denied\n"
+
+
 def test_a_cases_file_over_the_limit_is_refused_unread(capsys, files, monkeypatch):
     monkeypatch.setattr(cli, "CASES_LIMIT", 2)
     code, _, err = run(capsys, *AUDIT, "--cases", files / "ints.json")
