@@ -258,14 +258,24 @@ def cmd_why(args, negative: bool = False) -> int:
     else:
         graph = session.why(chart, args.question, args.value)
     fmt = args.format or ("json" if args.json else "text")
+    short = None
+    if negative and chart is not None and "(" not in args.question:
+        from .explain.contrast import answer
+
+        short = answer(chart, args.question, args.value, args.lang)  # the decisive reason first
     if fmt == "json":
         from .jsondata import derivation
 
         _json(derivation(graph, chart.id if chart is not None else None), args, [session])
+    elif fmt == "text" and short is not None:
+        text = "\n".join(short.lines)
+        if args.full:  # the reason's derivation, then every rule that could have derived the atom
+            text += "\n\n" + render(short.graph, args.lang, args.depth) + "\n\n" + render(graph, args.lang, args.depth)
+        _write(text, args, [session])
     elif fmt == "text":
         _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
     else:
-        _write(_picture(graph, fmt, args), args, [session])
+        _write(_picture(short.graph if short is not None and not args.full else graph, fmt, args), args, [session])
     return 0
 
 

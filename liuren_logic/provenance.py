@@ -50,6 +50,12 @@ def atom_text(pred: str, args: Sequence[Optional[Value]]) -> str:
     return f"{pred}({', '.join('_' if a is None else S.format_value(a) for a in args)})"
 
 
+def firing_label(firing: "Firing", lang: str) -> str:
+    """A rule firing's label in ``lang``, filled with its values."""
+    shown = {k: v for k, v in firing.binding.items() if not k.endswith("·")}
+    return fill(firing.rule.rule.label(lang), shown, ANY[lang], lang)
+
+
 def node_id(kind: str, text: str) -> str:
     return "n" + hashlib.sha1(f"{kind}|{text}".encode()).hexdigest()[:16]
 
@@ -138,12 +144,14 @@ class Explainer:
         return self.kb.is_fact(*atom)
 
     # why ---------------------------------------------------------------------
-    def why(self, pred: str, args: Sequence[Value]) -> nx.DiGraph:
-        """A minimal-height derivation of a ground atom."""
+    def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None) -> nx.DiGraph:
+        """A minimal-height derivation of a ground atom (through ``firing`` at the root, if given)."""
         root = (pred, tuple(args))
         if not self.is_fact(root) and not self.firings(root):
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
         chosen = self._choose(root)
+        if firing is not None:
+            chosen[root] = (firing, chosen[root][1])
         graph = nx.DiGraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
         graph.graph["root"] = self._add_atom(graph, root, chosen)
         return graph

@@ -199,6 +199,10 @@ class Session:
     def _chart_of(self, args: Sequence) -> Optional[str]:
         return args[0] if args and args[0] in self._charts else None
 
+    def resolve(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> tuple[str, tuple]:
+        """The relation and arguments a question names (``None`` for any value)."""
+        return self._resolve(chart, question, value)
+
     def _resolve(self, chart, question, value):
         if chart is None or "(" in question:
             return parse_atom(self.base, question)

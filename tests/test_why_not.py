@@ -1,0 +1,65 @@
+"""The contrastive why-not: the decisive reason first, true of the chart, on all 720 charts."""
+from __future__ import annotations
+
+import pytest
+
+from liuren_logic.cli import main
+from liuren_logic.explain.contrast import answer
+from liuren_logic.inputs import members
+
+
+def test_why_not_initial_answers_in_at_most_three_lines(capsys):
+    code = main(["why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", "en"])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert code == 0 and len(out) <= 3
+    assert out == ["賊剋 decides this chart; its candidates are 午 alone.",
+                   "丑: in lesson 3, 丑 over 巳 has no 剋, so it is no candidate."]
+    assert "？" not in "".join(out)
+
+
+@pytest.mark.parametrize("daytime", [True, False])
+def test_every_branch_but_the_initial_has_a_reason_true_of_the_chart(session, daytime):
+    charts = session.table(daytime)
+    branches = members(session.base, "branch")
+    for chart in charts:
+        initial = chart.transmissions[0].branch
+        rejected = {x for (x,) in chart.rows("rejected")}
+        assert rejected == set(branches) - {initial}, chart.id
+        source = session.source(chart.id)
+        for x in sorted(rejected)[:: 1 if daytime else 5]:
+            short = answer(chart, "initial", x, "en")
+            assert len(short.lines) <= 3 and x in short.lines[1]
+            assert f"rejected({chart.id}, {x})" in short.atoms
+            for atom in short.atoms:  # each stated atom holds in this chart
+                pred, _, rest = atom.partition("(")
+                args = [a.strip() for a in rest.rstrip(")").split(",")]
+                assert source.holds(pred, [int(a) if a.isdigit() else a for a in args]), atom
+
+
+def test_the_reasons_agree_with_the_chart_they_are_about(session, table):
+    for chart in table[::7]:
+        lessons = {l.upper for l in chart.lessons}
+        for (x,) in chart.rows("rejected"):
+            rule = answer(chart, "initial", x, "en").rules[0]
+            if rule == "contrast.not_upper":
+                assert x not in lessons
+            if rule in ("contrast.no_ke", "contrast.upper_behind_lower", "contrast.not_upper"):
+                assert (x,) not in chart.rows("candidate")
+
+
+def test_why_not_method_says_unmet_or_outranked(session):
+    chart = session.cast_offset("甲子", 6)  # 返吟, where 涉害 would also apply
+    short = answer(chart, "method", "涉害", "en")
+    assert short.lines == ["返吟 decides this chart.",
+                           "涉害: 涉害 applies, but 返吟 is tried first (2 before 5)."]
+    short = answer(session.cast("辛巳", "寅", "午"), "method", "涉害", "zh")
+    assert short.lines[1] == "涉害：惟午一神為候選，賊剋已取，不待涉害。"
+
+
+def test_why_not_a_pattern_names_the_closest_rule_without_placeholders(session):
+    chart = session.cast("丁未", "丑", "戌")
+    short = answer(chart, "pattern", "貴人入獄", "en")
+    assert short.lines[0].endswith("does not hold.") and "Closest:" in short.lines[1]
+    assert "？" not in "".join(short.lines)
+    graph = short.graph
+    assert graph.graph["question"].startswith("why not") and len(graph) <= 12
