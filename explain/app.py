@@ -12,6 +12,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
 from .board import WORDS, render_chart
+from .contrast import answer
 from .page import CSS, board_html, derivation_html, esc, picture_html
 from .lesson import header, lesson_steps
 from .tree import render as render_tree
@@ -26,7 +27,7 @@ APP_WORDS = {
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
-           "more": "神煞與課格", "error": "錯誤"},
+           "more": "神煞與課格", "error": "錯誤", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
            "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "cast": "cast",
@@ -35,7 +36,8 @@ APP_WORDS = {
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
            "use": "cast with this reading", "lang": "中文",
            "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
-           "more": "spirits and patterns", "error": "error"},
+           "more": "spirits and patterns", "error": "error",
+           "full": "every rule that could have derived it, and where each stops"},
 }
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 ENGINE = "python"  # pictures drawn here: about 7 times quicker than Graphviz, text in the viewer's fonts
@@ -88,12 +90,15 @@ def derivation(chart: "Chart", question: str, value: Optional[str] = None, lang:
 
 
 def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> dict:
-    """Why a conclusion is not ``value``: the why-not tree and its picture."""
-    graph = chart.session.why_not(chart, question, value)
-    title = APP_WORDS[lang]["whynot"] + f" {value}?"
-    return {"question": question, "value": value,
-            "html": f"<h3>{esc(title)}</h3>{picture_html(graph, lang, ENGINE)}"
-                    f"<pre>{esc(render_tree(graph, lang))}</pre>"}
+    """Why a conclusion is not ``value``: the decisive reason in a few lines and its
+    derivation drawn; every rule that could have derived it folded below (as ``--full``)."""
+    short = answer(chart, question, value, lang)
+    full = chart.session.why_not(chart, question, value)
+    a = APP_WORDS[lang]
+    lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)
+    return {"question": question, "value": value, "lines": short.lines,
+            "html": f"<h3>{esc(a['whynot'])} {esc(value)}?</h3>{lines}{picture_html(short.graph, lang, ENGINE)}"
+                    f"<details><summary>{esc(a['full'])}</summary><pre>{esc(render_tree(full, lang))}</pre></details>"}
 
 
 def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:

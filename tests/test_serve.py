@@ -63,7 +63,8 @@ def test_cast_from_a_moment_and_by_offset(server):
 
 def test_why_and_why_not_answer_with_the_derivation(server):
     status, data = get(server, "/api/whynot", day="辛巳", jiang="寅", hour="午", q="initial", value="丑")
-    assert status == 200 and "丑" in data["html"]
+    assert status == 200 and 1 <= len(data["lines"]) <= 3
+    assert "賊剋" in data["lines"][0] and "丑" in data["lines"][1] and "<svg" in data["html"]
     status, data = get(server, "/api/why", day="辛巳", jiang="寅", hour="午", q="pattern", value="貴人入獄")
     assert status == 200 and "貴人入獄" in data["html"] and "<svg" in data["html"]
 
