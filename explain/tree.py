@@ -57,7 +57,9 @@ def describe(attrs: dict, lang: str = "zh") -> str:
     elif label and label != attrs["text"]:
         line += f"  {label}"
     if kind == "fact":
-        line += f"  [{attrs['where']}]"
+        line += f"  [{attrs['where']}" + (f" {attrs['table']}" if attrs.get("table") else "") + "]"
+        if attrs.get("source"):
+            line += f"  «{attrs['source']}»"
     if attrs.get("reason"):
         line += f"  ({attrs['reason']})"
     return line

@@ -111,7 +111,7 @@ class _Checker:
         ids: dict[str, Position] = {}
         for module in self.program.modules:
             for rule in module.rules:
-                if rule.annotated:
+                if rule.annotated and not rule.is_fact:  # the facts of one table share its id
                     if rule.id in ids:
                         self.report(rule.pos, f"rule id {rule.id} is already used at {ids[rule.id]}")
                     ids.setdefault(rule.id, rule.pos)

@@ -164,6 +164,14 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def rule_annot(self, meta, children):
+        return self._annotation(meta, children)
+
+    @v_args(meta=True)
+    def fact_block(self, meta, children):
+        annotation = self._annotation(meta, [c for c in children if not isinstance(c, _Clause)])
+        return _FactBlock(annotation, [c for c in children if isinstance(c, _Clause)])
+
+    def _annotation(self, meta, children) -> "_Annotation":
         rule_id, *rest = children
         labels = tuple(tuple(c) for c in rest if c.lang != "source")
         source = next((c.text for c in rest if c.lang == "source"), "")
@@ -195,6 +203,13 @@ class _Annotation:
 class _Clause:
     def __init__(self, head, body, pos):
         self.head, self.body, self.pos = head, body, pos
+
+
+class _FactBlock:
+    """A table: facts that share one id, labels and source (``@facts id … { … }``)."""
+
+    def __init__(self, annotation, clauses):
+        self.annotation, self.clauses = annotation, clauses
 
 
 def parse(text: str, path: str = "<input>") -> S.Module:
@@ -313,6 +328,16 @@ def _assemble(items, path: str, lines: list[str]) -> S.Module:
             module.kinds.append(item)
         elif isinstance(item, S.PredDecl):
             module.preds.append(item)
+        elif isinstance(item, _FactBlock):
+            if pending is not None:
+                problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))
+                pending = None
+            table = item.annotation
+            for clause in item.clauses:
+                if clause.body:
+                    problems.append(_problem(clause.pos, f"@facts {table.rule_id} holds facts only: put this rule outside the block", lines))
+                else:
+                    module.rules.append(S.Rule(clause.head, (), table.rule_id, table.labels, table.source, True, clause.pos))
         elif isinstance(item, _Annotation):
             if pending is not None:
                 problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))

@@ -3,7 +3,8 @@
 Node kinds (attribute ``kind``):
 
 ``atom``       a derived atom; one edge to the rule application that derived it
-``fact``       a base fact (``where`` = file:line, or the reason a chart fact holds)
+``fact``       a base fact (``where`` = file:line, or the reason a chart fact holds; a fact of an
+               ``@facts`` table also has ``table`` and ``source``)
 ``rule``       a rule application: ``rule``, ``where``, ``source``, ``bindings``, labels
 ``not``        a negated literal that holds; its children say why the atom fails
 ``compare``    a comparison with its values (``holds`` True or False)
@@ -102,6 +103,7 @@ class Explainer:
         self.kb = kb
         self.why_not_depth = why_not_depth
         self._firings: dict[GroundAtom, list[Firing]] = {}
+        self._tables: dict[GroundAtom, S.Rule] | None = None  # fact → the @facts table it belongs to
 
     # firings -----------------------------------------------------------------
     def firings(self, atom: GroundAtom) -> list[Firing]:
@@ -142,6 +144,14 @@ class Explainer:
 
     def is_fact(self, atom: GroundAtom) -> bool:
         return self.kb.is_fact(*atom)
+
+    def table_of(self, atom: GroundAtom) -> S.Rule | None:
+        """The ``@facts`` table a KB fact was written in (with its id, labels and source), if any."""
+        if self._tables is None:
+            self._tables = {(f.head.pred, tuple(a.value for a in f.head.args)): f
+                            for f in self.kb.program.facts if f.annotated}
+        pred, args = atom
+        return self._tables.get((pred, tuple(args)))
 
     # why ---------------------------------------------------------------------
     def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None) -> nx.DiGraph:
@@ -196,6 +206,9 @@ class Explainer:
         graph.add_node(nid, **self._atom_attrs(kind, pred, args))
         if kind == "fact":
             graph.nodes[nid]["where"] = self.kb.origins[(pred, tuple(args))]
+            table = self.table_of(atom)
+            if table is not None:
+                graph.nodes[nid].update(table=table.id, source=table.source)
         else:
             firing, graph.nodes[nid]["height"] = chosen[atom]
             graph.add_edge(nid, self._add_firing(graph, firing, chosen), order=0)

@@ -86,3 +86,15 @@ def test_why_not_puts_the_rule_that_came_closest_first(session):
     assert graph.nodes[first]["zh"] == "取賊剋，丑發用"
     reached = [graph.nodes[n]["reached"] for n in sorted(graph.successors(root), key=lambda n: graph.edges[root, n]["order"])]
     assert reached == sorted(reached, reverse=True)
+
+
+def test_a_fact_of_a_table_shows_its_source_at_the_leaf(session):
+    """The generals' palace verses are @facts tables: the derivation's leaf quotes the verse."""
+    chart = session.cast("辛巳", "寅", "午")
+    states = {s for g, s in chart.rows("general_state") if g == "勾陳"}
+    graph = session.why(None, f"general_state({chart.id}, 勾陳, {sorted(states)[0]})")
+    (leaf,) = [graph.nodes[n] for n in graph if graph.nodes[n].get("pred") == "palace_state"]
+    assert leaf["kind"] == "fact" and leaf["table"] == "pattern.palace_gouchen"
+    assert leaf["source"].startswith("000: 子丑之宮皆被辱")
+    from liuren_logic.explain.tree import describe
+    assert "pattern.palace_gouchen" in describe(leaf) and "«000: 子丑之宮" in describe(leaf)
