@@ -209,7 +209,7 @@ class _FactBlock:
     """A table: facts that share one id, labels and source (``@facts id … { … }``)."""
 
     def __init__(self, annotation, clauses):
-        self.annotation, self.clauses = annotation, clauses
+        self.annotation, self.clauses, self.pos = annotation, clauses, annotation.pos
 
 
 def parse(text: str, path: str = "<input>") -> S.Module:
@@ -245,7 +245,7 @@ class _Facts:
     def take(self, text: str) -> str:
         """The text with each line of plain facts outside a statement blanked; its facts in ``items``."""
         fact, line_re, terminal = _fact_patterns()
-        out, open_statement = [], False
+        out, open_statement, in_table = [], False, False
         for number, line in enumerate(text.split("\n"), 1):
             if not open_statement and line_re.fullmatch(line):
                 clauses = [self._clause(m, line, number, terminal) for m in fact.finditer(line)]
@@ -255,7 +255,11 @@ class _Facts:
                     continue
             out.append(line)
             code = _CODE.sub(lambda m: "" if m.group(0).startswith("%") else m.group(0), line).rstrip()
-            open_statement = bool(code) and not code.endswith(".") if code else open_statement
+            if code.startswith("@facts"):  # a table's facts stay inside it, for lark
+                in_table = not code.endswith("}")
+            elif in_table and code.endswith("}"):
+                in_table = False
+            open_statement = in_table or (bool(code) and not code.endswith(".") if code else open_statement)
         return "\n".join(out)
 
     def _clause(self, match, line: str, number: int, terminal) -> "_Clause | None":

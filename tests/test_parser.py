@@ -30,12 +30,12 @@ def test_a_rule_keeps_its_annotation_and_positions():
 
 def test_a_table_of_facts_shares_one_id_labels_and_source():
     module = parse('@facts t.verse zh "寄宮歌" en "the lodging verse" source "000: 甲課寅兮乙課辰" {\n'
-                   "  lodging(甲, 寅). lodging(乙, 辰).\n}\n"
+                   "  lodging(甲, 寅).\n  lodging(乙, 辰).\n}\n"  # the second line is a plain fact line, inside the table
                    '@rule r.one zh "x" en "x".\np(X) :- lodging(X, _).\n', "t.dl")
     first, second, rule = module.rules
     assert first.is_fact and first.annotated and (first.id, second.id) == ("t.verse", "t.verse")
     assert second.source == "000: 甲課寅兮乙課辰" and second.label("en") == "the lodging verse"
-    assert (first.pos.line, second.pos.col) == (2, 18) and rule.id == "r.one"
+    assert (first.pos.line, second.pos.line, second.pos.col) == (2, 3, 3) and rule.id == "r.one"
     wrong = problem('@facts t.x zh "x" en "x" {\n  p(X) :- q(X).\n}\n')
     assert (wrong.position.line, wrong.position.col) == (2, 3) and "holds facts only" in wrong.message
 
