@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from .practice import life_line, marks_line, practice_data, strength_line, transmission_mark
+
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
@@ -48,6 +50,7 @@ def chart_data(chart: "Chart") -> dict:
         "patterns": [J.pattern(g, p) for g, p in chart.patterns],
         "bifa": [{"number": n, "line": f} for n, f in chart.bifa],
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
+        **practice_data(chart),
         **({"calendar": J.calendar(chart.moment)} if chart.moment is not None else {}),
     })
 
@@ -146,6 +149,7 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
         if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
             reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
         lines += [f"  {reason}" for reason in reasons.values()]
+    lines += [f"  {line}" for line in (life_line(chart, lang), strength_line(chart, lang), marks_line(chart, lang)) if line]
     lessons = list(reversed(chart.lessons))
     lines += ["", f"{w['lessons']}:",
               "  " + "  ".join(_short(chart, l.general) for l in lessons),
@@ -154,7 +158,9 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
     lines += ["", f"{w['transmissions']}: {method_line(chart)}"]
     for t in chart.transmissions:
         void = " (空)" if t.void else ""
-        lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}")
+        mark = transmission_mark(chart, t.branch)
+        lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}"
+                     + (f"  {mark}" if mark else ""))
     if not chart.transmissions:
         lines.append("  — (no rule gives the transmissions; ask why-not initial)")
     lines += _spirits_and_patterns(chart, w, all_generals)

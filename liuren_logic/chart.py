@@ -88,6 +88,8 @@ class Transmission:
     hidden_stem: Optional[str]
     kin: Optional[str]
     void: bool
+    strength: Optional[str] = None  # 旺相休囚死 in the month
+    stage: Optional[str] = None     # the day stem's 十二長生 stage on it
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,8 @@ class Chart:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
         general, stem, kin = (dict(self.rows(f"transmission_{what}")) for what in ("general", "stem", "kin"))
         void = {n for (n,) in self.rows("transmission_void")}
-        return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void)
+        return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void,
+                             self.strength.get(b), self.stages.get(b))
                 for n, b in self.rows("transmission")]
 
     @cached_property
@@ -230,6 +233,60 @@ class Chart:
             return []
         numbers = {f: n for f, n, _ in self.session.source(self.id).query("bifa_line", [None, None, None])}
         return sorted((numbers[f], f) for (f,) in self.rows("bifa"))
+
+    # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
+    def _known(self, pred: str) -> list[tuple]:
+        """Rows of ``pred``, or none when the school leaves the relation out."""
+        return self.rows(pred) if pred in self.session.kb.program.preds else []
+
+    @cached_property
+    def life(self) -> dict:
+        """The querent: born, 虛歲, 行年, and over 本命 and 行年 the branch and its general ({} if none given)."""
+        born = self._known("born")
+        if not born:
+            return {}
+        uppers, generals = dict(self._known("life_upper")), dict(self._known("life_general"))
+        points = sorted(self._known("life_point"), key=lambda r: r[0] != "本命")
+        xingnian, age, sex = self._known("xingnian"), self._known("age"), self._known("sex")
+        return {"born": "".join(born[0]), "sex": sex[0][0] if sex else None, "age": age[0][0] if age else None,
+                "xingnian": "".join(xingnian[0]) if xingnian else None,
+                "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for r, b in points}}
+
+    @cached_property
+    def element_strength(self) -> dict[str, str]:
+        """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
+        order = dict(self.session.source(self.id).query("strength_order", [None, None]))
+        return dict(sorted(self._known("element_strength"), key=lambda r: order.get(r[1], 9)))
+
+    @cached_property
+    def strength(self) -> dict[str, str]:
+        """旺相休囚死 of every stem and branch."""
+        return dict(sorted(self._known("strength")))
+
+    @cached_property
+    def stages(self) -> dict[str, str]:
+        """The day stem's 十二長生 stage on each branch, in branch order."""
+        order = dict(self.session.source(self.id).query("branch_index", [None, None]))
+        return dict(sorted(self._known("stage"), key=lambda r: order.get(r[0])))
+
+    @cached_property
+    def marks(self) -> list[dict]:
+        """日祿 日馬 旬丁 日德: the branch, the palace it stands over, and where it shows in the chart."""
+        order = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"))}
+        under = {upper: earth for earth, upper in self.heaven.items()}
+        places = [(l.upper, {1: "干上", 3: "支上"}[l.number]) for l in self.lessons if l.number in (1, 3)]
+        places += [(t.branch, ("初傳", "中傳", "末傳")[t.position - 1]) for t in self.transmissions]
+        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [p for x, p in places if x == b]}
+                for m, b in sorted(self._known("day_mark"), key=lambda r: order.get(r[0], 9))]
+
+    @cached_property
+    def generals_nature(self) -> dict[str, dict]:
+        """Each branch of heaven: the general it carries, the general's element and 吉/凶, and how they stand."""
+        source = self.session.source(self.id)
+        element, omen = dict(source.query("general_element", [None, None])), dict(source.query("general_omen", [None, None]))
+        order = dict(source.query("branch_index", [None, None]))
+        return {b: {"general": g, "element": element.get(g), "omen": omen.get(g), "ride": r}
+                for b, g, r in sorted(self._known("general_ride"), key=lambda r: order.get(r[0]))}
 
     @property
     def sanchuan(self) -> str:

@@ -49,6 +49,9 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--tz", default="Asia/Shanghai", help="with --at: the time zone (default Asia/Shanghai)")
     group.add_argument("--longitude", type=float, help="with --at: degrees east (true solar time, sunrise)")
     group.add_argument("--latitude", type=float, help="with --at: degrees north (sunrise and sunset)")
+    group.add_argument("--born", help="the querent's birth: a year (1970), a year pillar (庚戌) or a date "
+                                      "('1970-02-03 08:00'; years change at 立春): 本命, and with --sex the 行年")
+    group.add_argument("--sex", help="with --born: m or f (男 1 歲 at 丙寅 forward, 女 at 壬申 backward)")
 
 
 def _school_options(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +95,10 @@ def build_parser() -> argparse.ArgumentParser:
     for name, help_text in (("why", "print the derivation of a conclusion"),
                             ("why-not", "say why a conclusion does not hold")):
         sub = commands.add_parser(name, help=help_text)
-        sub.add_argument("question", help="initial, middle, final, method, name, noble, lesson1…4, or an atom like 'clashes(子, 午)'")
+        sub.add_argument("question", help="initial, middle, final, method, name, noble, lesson1…4; any chart relation "
+                         "by name with its value: natal, age, xingnian (行年, with --born/--sex), life_upper 行年, "
+                         "stage 午 (十二長生), strength 午 or element_strength 水 (旺相休囚死), day_mark 日祿, "
+                         "general_ride 午, pattern 鬼當時; or an atom like 'clashes(子, 午)'")
         sub.add_argument("value", nargs="?", help="the value asked about (why-not initial 丑)")
         _chart_options(sub, required=False)
         _school_options(sub)
@@ -192,7 +198,7 @@ def _chart(session, args, required: bool = True):
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         _warn_unused_place(session, args)
-        return session.cast_at(args.at, args.tz, args.longitude, args.latitude)
+        return session.cast_at(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex)
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
@@ -202,11 +208,11 @@ def _chart(session, args, required: bool = True):
             raise InputError("give either --offset or --jiang and --hour, not both")
         if args.month or args.year:
             raise InputError("--month and --year go with --jiang and --hour, not --offset")
-        return session.cast_offset(args.day, args.offset, daytime=not args.night)
+        return session.cast_offset(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
-    return session.cast(args.day, args.jiang, args.hour, args.month, args.year)
+    return session.cast(args.day, args.jiang, args.hour, args.month, args.year, born=args.born, sex=args.sex)
 
 
 def _warn_unused_place(session, args) -> None:

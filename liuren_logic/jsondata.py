@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from .chart import Chart, Lesson, Transmission
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 DISPLAY = frozenset({"zh", "en", "text", "reasons", "title"})  # prose: the fields --simplified may change
 _WHERE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
@@ -31,7 +31,7 @@ def document(kind: str, body: dict) -> dict:
 
 def transmission(t: "Transmission") -> dict:
     return {"position": t.position, "branch": t.branch, "general": t.general, "hidden_stem": t.hidden_stem,
-            "kin": t.kin, "void": t.void}
+            "kin": t.kin, "void": t.void, "strength": t.strength, "stage": t.stage}
 
 
 def lesson(item: "Lesson") -> dict:

@@ -282,3 +282,64 @@ def test_a_month_branch_alone_gives_the_month_spirits_and_strengths(session):
     by_pillar = session.cast("辛巳", "寅", "午", month="癸亥")
     assert set(by_branch.rows("spirit")) == set(by_pillar.rows("spirit"))
     assert by_branch.rows("element_strength") == by_pillar.rows("element_strength")
+
+
+# on the board, in --json, and through why -------------------------------------------------
+
+AT = ["--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai"]
+
+
+def test_the_board_shows_the_querent_strengths_stages_and_marks(capsys):
+    from liuren_logic.cli import main
+
+    assert main(["cast", *AT, "--born", "1970", "--sex", "m"]) == 0
+    out = capsys.readouterr().out
+    assert "本命 戌 (生年 庚戌), 上 午 貴人" in out and "行年 甲午 (虛歲 29), 上 寅 勾陳" in out
+    assert "旺相: 水旺 木相 金休 土囚 火死" in out
+    assert "日祿 酉臨丑" in out and "日馬 亥臨卯" in out and "旬丁 丑臨巳 支上" in out and "日德 巳臨酉" in out
+    # 午 is fire: 死 in a water month, and 沐浴 of 辛 (born in 巳, forward by element)
+    assert any(line.strip().startswith("初傳") and line.rstrip().endswith("死·沐浴") for line in out.splitlines())
+    assert main(["cast", *AT, "--born", "1970", "--sex", "f"]) == 0
+    assert "行年 甲辰 (虛歲 29), 上 子 天空" in capsys.readouterr().out
+
+
+def test_json_carries_the_practitioners_fields(capsys):
+    import json
+
+    from liuren_logic.cli import main
+
+    assert main(["cast", *AT, "--born", "1970", "--sex", "m", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["life"] == {"born": "庚戌", "sex": "男", "age": 29, "xingnian": "甲午",
+                            "points": {"本命": {"branch": "戌", "upper": "午", "general": "貴人"},
+                                       "行年": {"branch": "午", "upper": "寅", "general": "勾陳"}}}
+    assert data["element_strength"] == {"水": "旺", "木": "相", "金": "休", "土": "囚", "火": "死"}
+    assert data["stages"]["巳"] == "長生" and data["strength"]["辛"] == "休"
+    assert [(t["strength"], t["stage"]) for t in data["transmissions"]] == [("死", "沐浴"), ("相", "絕"), ("囚", "衰")]
+    assert {m["mark"]: (m["branch"], m["over"]) for m in data["marks"]} == {
+        "日祿": ("酉", "丑"), "日馬": ("亥", "卯"), "旬丁": ("丑", "巳"), "日德": ("巳", "酉")}
+    nature = {n["branch"]: n for n in data["generals_nature"]}
+    assert nature["午"] == {"branch": "午", "general": "貴人", "element": "土", "omen": "吉", "ride": "神生將"}
+    assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--json"]) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert plain["life"] is None and plain["element_strength"] == {}
+
+
+@pytest.mark.parametrize("question, expected", [
+    (["xingnian"], "男一歲起丙寅順行"), (["stage", "午"], "沐浴"), (["strength", "午"], "火死"),
+    (["life_upper", "行年"], "行年午上見天盤寅"), (["day_mark", "日祿"], "辛祿在酉"), (["general_ride", "午"], "神生將"),
+])
+def test_why_answers_each(capsys, question, expected):
+    from liuren_logic.cli import main
+
+    assert main(["why", *question, *AT, "--born", "1970", "--sex", "m"]) == 0
+    assert expected in capsys.readouterr().out
+
+
+def test_why_help_names_the_new_questions(capsys):
+    from liuren_logic.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["why", "--help"])
+    text = capsys.readouterr().out
+    assert "xingnian" in text and "stage" in text and "--born" in text and "--sex" in text

@@ -1,0 +1,61 @@
+"""What a practitioner reads beside the chart: the querent's 本命 and 行年, the month's
+旺相休囚死, the day stem's 十二長生 on the transmissions, and the day's marks (日祿 日馬 旬丁
+日德) with where each falls. Text and data are read from the chart's KB relations.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from liuren_logic.chart import Chart
+
+WORDS = {
+    "zh": {"natal": "本命", "xingnian": "行年", "born": "生年", "age": "虛歲", "over": "上", "strength": "旺相",
+           "marks": "日用", "falls": "臨", "no_year": "行年：須知占年（--year）"},
+    "en": {"natal": "natal", "xingnian": "year of life", "born": "born", "age": "age", "over": "over it",
+           "strength": "strength", "marks": "marks", "falls": "over", "no_year": "year of life: give the chart's year (--year)"},
+}
+
+
+def life_line(chart: "Chart", lang: str) -> str | None:
+    """本命戌（生年庚戌）上午貴人　行年甲午（虛歲29）上寅勾陳; None without a querent."""
+    life, w = chart.life, WORDS[lang]
+    if not life:
+        return None
+    parts = []
+    for role, point in life["points"].items():
+        name = w["natal"] if role == "本命" else w["xingnian"]
+        what = point["branch"] if role == "本命" else life["xingnian"]
+        note = f"{w['born']} {life['born']}" if role == "本命" else (f"{w['age']} {life['age']}" if life["age"] else "")
+        over = f"{w['over']} {point['upper']} {point['general'] or ''}".rstrip()
+        parts.append(f"{name} {what}" + (f" ({note})" if note else "") + f", {over}")
+    if "行年" not in life["points"] and life.get("sex"):
+        parts.append(w["no_year"])
+    return "  ".join(parts)
+
+
+def strength_line(chart: "Chart", lang: str) -> str | None:
+    """旺相: 水旺 木相 金休 土囚 火死 (by the month); None when the month is not known."""
+    if not chart.element_strength:
+        return None
+    return f"{WORDS[lang]['strength']}: " + " ".join(f"{e}{s}" for e, s in chart.element_strength.items())
+
+
+def transmission_mark(chart: "Chart", branch: str) -> str:
+    """The strength and the 長生 stage of a transmission: 死·沐浴."""
+    return "·".join(x for x in (chart.strength.get(branch), chart.stages.get(branch)) if x)
+
+
+def marks_line(chart: "Chart", lang: str) -> str | None:
+    """日祿 酉臨丑 · 日馬 亥臨卯 初傳 …: each mark, the palace it stands over, where it shows."""
+    w = WORDS[lang]
+    items = [f"{m['mark']} {m['branch']}{w['falls']}{m['over']}" + (f" {' '.join(m['shows'])}" if m["shows"] else "")
+             for m in chart.marks]
+    return f"{w['marks']}: " + " · ".join(items) if items else None
+
+
+def practice_data(chart: "Chart") -> dict:
+    """The same as JSON-ready data."""
+    return {"life": chart.life or None, "element_strength": chart.element_strength, "strength": chart.strength,
+            "stages": chart.stages, "marks": chart.marks,
+            "generals_nature": [{"branch": b, **n} for b, n in chart.generals_nature.items()]}
