@@ -23,14 +23,16 @@ if TYPE_CHECKING:
 APP_WORDS = {
     "zh": {"title": "大六壬 推導課堂", "by_date": "以時刻起課", "by_pillars": "以干支起課", "at": "時刻",
            "tz": "時區", "longitude": "經度", "latitude": "緯度", "day": "日干支", "jiang": "月將", "hour": "占時",
-           "offset": "或 轉數 0–11", "night": "夜", "month": "月建（可省）", "year": "年（可省）", "cast": "起課", "readings": "異說（點選即比較）",
+           "offset": "或 轉數 0–11", "night": "夜", "month": "月建（可省）", "year": "年（可省）", "querent": "年命（可省）", "born": "生年或生日",
+           "sex": "男女", "male": "男", "female": "女", "cast": "起課", "readings": "異說（點選即比較）",
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
            "more": "神煞與課格", "error": "錯誤", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
-           "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "cast": "cast",
+           "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "querent": "the querent (optional)",
+           "born": "born (year or date)", "sex": "sex", "male": "male", "female": "female", "cast": "cast",
            "readings": "disputed readings (pick one to compare)", "whynot": "why not", "ask": "ask", "as": "as",
            "text_board": "the board as text (as the command line prints it)",
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
@@ -156,6 +158,7 @@ APP_SCRIPT = """
     var data = new FormData(form), out = new URLSearchParams();
     var mode = data.get('mode');
     (mode === 'date' ? ['at','tz','longitude','latitude'] : ['day','jiang','hour','offset','night','month','year'])
+      .concat(['born','sex'])
       .forEach(function(k){ var v = data.get(k); if(v) out.set(k, k === 'at' ? v.replace('T',' ') : v); });
     var readings = [];
     root.querySelectorAll('select[data-topic]').forEach(function(s){
@@ -261,13 +264,16 @@ def app_page(lang: str = "zh") -> str:
                + f'<label>{esc(a["night"])}<input name="night" type="checkbox" value="1"></label>'
                + _field("month", a, size="3", placeholder="癸亥") + _field("year", a, size="4", placeholder="戊寅")
                + "</fieldset>")
+    sexes = "".join(f'<option value="{v}">{esc(t)}</option>' for v, t in (("", ""), ("m", a["male"]), ("f", a["female"])))
+    querent = (f"<fieldset><legend>{esc(a['querent'])}</legend>" + _field("born", a, size="10", placeholder="1970")
+               + f'<label>{esc(a["sex"])}<select name="sex">{sexes}</select></label></fieldset>')
     return ("<!DOCTYPE html>\n"
             f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(a['title'])}</title><style>{CSS}{APP_CSS}</style></head><body>"
             f'<div class="lr-app liuren-page" data-lang="{lang}" data-hint="{esc(a["hint"])}" data-use="{esc(a["use"])}">'
             f'<h1>{esc(a["title"])} <small><a href="/?lang={other}">{esc(a["lang"])}</a></small></h1>'
-            f'<form>{moment}{pillars}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
+            f'<form>{moment}{pillars}{querent}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
             f'<details><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
             '<div class="lr-error" role="alert"></div><div class="lr-main"><div id="lr-board"></div><div class="lr-right">'
             f'<div class="lr-whynot">{esc(a["whynot"])} <input id="lr-whynot-value" size="3" placeholder="丑">'

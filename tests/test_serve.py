@@ -142,3 +142,11 @@ def test_a_chart_cast_from_pillars_takes_the_month_and_year(server):
     dated = Session().cast_at("1998-11-30 12:00", "Asia/Shanghai")
     assert {s for _, _, s in dated.spirits} <= set(re.findall(r'data-q="spirit" data-value="([^"]+)"', data["html"]))
     assert len(data["html"]) > len(plain)
+
+
+def test_the_querent_brings_the_life_and_travelling_year(server):
+    """--born and --sex, as the cast command takes them: 本命 and 行年 on the board."""
+    status, data = get(server, "/api/cast", at="1998-11-30 12:00", born="1970", sex="m")
+    assert status == 200 and "行年" in data["html"] and "甲午" in data["html"]
+    status, data = get(server, "/api/cast", at="1998-11-30 12:00", sex="m")
+    assert status == 400 and "--born" in data["error"]
