@@ -328,18 +328,8 @@ def _existential(negation: S.Negation, body) -> set[str]:
     """Variables repeated inside a negated atom and found nowhere else in the body: ``not p(X, Y, Y)``
     holds when no Y makes p(X, Y, Y) true."""
     names = [v.name for v in S.atom_variables(negation.atom)]
-    elsewhere = {v.name for literal in body if literal is not negation for v in _literal_names(literal)}
+    elsewhere = {v.name for literal in body if literal is not negation for v in S.literal_variables(literal)}
     return {n for n in names if names.count(n) > 1 and n not in elsewhere}
-
-
-def _literal_names(literal) -> list[S.Var]:
-    if isinstance(literal, S.Atom):
-        return S.atom_variables(literal)
-    if isinstance(literal, S.Negation):
-        return S.atom_variables(literal.atom)
-    if isinstance(literal, S.Comparison):
-        return S.variables(literal.left) + S.variables(literal.right)
-    return [literal.result, literal.term] + [v for inner in literal.body for v in _literal_names(inner)]
 
 
 def _body_atoms(body):

@@ -169,10 +169,10 @@ def plan(rule: S.Rule, index: int) -> CompiledRule:
     namer = _Namer()
     body = schedule([namer.literal(l) for l in rule.body], set())
     aggregates = {}
-    outside = {v.name for lit in body if not isinstance(lit, S.Aggregate) for v in _literal_variables(lit)}
+    outside = {v.name for lit in body if not isinstance(lit, S.Aggregate) for v in S.literal_variables(lit)}
     outside |= {v.name for v in S.atom_variables(rule.head)}
     for number, literal in enumerate(l for l in body if isinstance(l, S.Aggregate)):
-        used = {v.name for l in literal.body for v in _literal_variables(l)}
+        used = {v.name for l in literal.body for v in S.literal_variables(l)}
         context: tuple = ()
         if not used & outside <= set(_ordered_variables(schedule(literal.body, set()))):
             # an outer variable only under 'not' or in a comparison: the helper starts from the rule's
@@ -186,16 +186,6 @@ def plan(rule: S.Rule, index: int) -> CompiledRule:
         aggregates[literal] = CompiledAggregate(literal, f"Agg_{tag}", f"AggF_{tag}", f"AggAny_{tag}",
                                                 group, inner, inner_body, context)
     return CompiledRule(rule, index, f"Fire_{index}", body, _ordered_variables(body), aggregates)
-
-
-def _literal_variables(literal):
-    if isinstance(literal, S.Atom):
-        return S.atom_variables(literal)
-    if isinstance(literal, S.Negation):
-        return S.atom_variables(literal.atom)
-    if isinstance(literal, S.Comparison):
-        return S.variables(literal.left) + S.variables(literal.right)
-    return [literal.result]
 
 
 # pyDatalog terms -----------------------------------------------------------

@@ -178,6 +178,17 @@ def atom_variables(atom: Atom) -> list[Var]:
     return [v for arg in atom.args for v in variables(arg)]
 
 
+def literal_variables(literal) -> list[Var]:
+    """The named variables of a body literal (an aggregate's: its result, its term and its body's)."""
+    if isinstance(literal, Atom):
+        return atom_variables(literal)
+    if isinstance(literal, Negation):
+        return atom_variables(literal.atom)
+    if isinstance(literal, Comparison):
+        return variables(literal.left) + variables(literal.right)
+    return [literal.result, literal.term] + [v for inner in literal.body for v in literal_variables(inner)]
+
+
 def assignment_target(literal, bound: set[str]) -> str | None:
     """The variable an ``X = expr`` comparison binds, once expr's variables are bound."""
     if not isinstance(literal, Comparison) or literal.op != "=":
