@@ -27,13 +27,9 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
-import networkx as nx
-
 from liuren_logic.inputs import members
 from liuren_logic.labels import fill, number
 from liuren_logic.provenance import atom_text
-
-from .view import ordered_children
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -194,18 +190,6 @@ class Step:
         return asdict(self)
 
 
-# reading the graphs ------------------------------------------------------------
-def rule_below(graph: nx.DiGraph, atom: Optional[str] = None) -> Optional[str]:
-    """The rule application that derived an atom node (default: the root)."""
-    atom = atom or graph.graph["root"]
-    return next((c for c in ordered_children(graph, atom) if graph.nodes[c]["kind"] == "rule"), None)
-
-
-def premise(graph: nx.DiGraph, rule: str, pred: str) -> Optional[str]:
-    """The premise of a rule application that is an atom of ``pred``."""
-    return next((c for c in ordered_children(graph, rule) if graph.nodes[c].get("pred") == pred), None)
-
-
 class _Notes:
     """What one step has stated so far: atoms, the rule applications under them, the readings."""
 
@@ -236,34 +220,43 @@ class _Teacher:
             return []
         return sorted(self.chart.rows(pred), key=lambda row: [(self.order.get(x, -1), str(x)) for x in row])
 
+    @cached_property
+    def explainer(self):
+        """One explainer for the whole lesson: what one step derived, the next reuses."""
+        return self.session.explainer(self.chart.id)
+
     def state(self, pred: str, *args, quote: bool = True) -> dict:
-        """Note the atom ``pred(chart, args…)`` as said; return the rule application that derived it."""
-        text = atom_text(pred, [self.chart.id, *args])
-        graph = self.last = self.session.why(self.chart, text)
-        self.notes.atoms.append(text)
-        self.note_readings(graph)
-        rule = rule_below(graph)
-        attrs = graph.nodes[rule] if rule else graph.nodes[graph.graph["root"]]
-        if rule:
-            self.notes.rules.append(attrs)
-            if quote:
-                self.notes.quoted.append(attrs)
+        """Note the atom ``pred(chart, args…)`` as said; return the rule application that derived it
+        (the node below the atom in ``why``'s graph)."""
+        args = (self.chart.id, *args)
+        self.notes.atoms.append(atom_text(pred, args))
+        firing = self.last = self.explainer.chosen(pred, args)
+        if firing is None:
+            return {"kind": "fact", "text": atom_text(pred, args)}
+        attrs = self.explainer.application(firing)
+        self.note_readings(firing)
+        self.notes.rules.append(attrs)
+        if quote:
+            self.notes.quoted.append(attrs)
         return attrs
 
-    def note_readings(self, graph: nx.DiGraph) -> None:
-        """Note the disputed readings (rules of ``kb/variants``) within two rule steps of the root."""
-        rules = [rule_below(graph)]
-        rules += [rule_below(graph, a) for a in ordered_children(graph, rules[0]) if graph.nodes[a]["kind"] == "atom"] \
-            if rules[0] else []
-        for rule in filter(None, rules):
-            attrs = graph.nodes[rule]
-            found = _VARIANT.search(str(attrs.get("where", "")))
+    def below(self, firing, pred: str):
+        """The rule application that derived a premise of ``firing`` of relation ``pred`` (None if none)."""
+        atom = next((a for a in firing.atoms if a[0] == pred), None)
+        return self.explainer.chosen(*atom) if atom else None
+
+    def note_readings(self, firing) -> None:
+        """Note the disputed readings (rules of ``kb/variants``) within two rule steps of the atom."""
+        for f in [firing] + [self.explainer.chosen(*a) for a in firing.atoms]:
+            if f is None:
+                continue
+            rule = f.rule.rule
+            found = _VARIANT.search(rule.pos.path)
             if found:
                 entry = self.notes.readings.setdefault(found.group(1), {
-                    "topic": found.group(1), "reading": found.group(2), "rules": [],
-                    "path": attrs["where"].rpartition(":")[0]})
-                if attrs["rule"] not in entry["rules"]:
-                    entry["rules"].append(attrs["rule"])
+                    "topic": found.group(1), "reading": found.group(2), "rules": [], "path": rule.pos.path})
+                if rule.id not in entry["rules"]:
+                    entry["rules"].append(rule.id)
 
     def state_absent(self, pred: str, *args) -> None:
         """Note that ``pred(chart, args…)`` does not hold (why-not answers it)."""
@@ -490,13 +483,10 @@ class _Teacher:
     def initial(self) -> Step:
         chart, t = self.chart, self.t
         branch = chart.transmissions[0].branch
-        graph = self.session.why(chart, "initial")
-        self.state("initial", branch)
-        inner = premise(graph, rule_below(graph), "zeike_initial")
-        last = self.notes.rules[-1]
+        last = self.state("initial", branch)
+        inner = next((a for a in self.last.atoms if a[0] == "zeike_initial"), None)
         if inner is not None:
-            args = graph.nodes[inner]["args"][1:]
-            last = self.state("zeike_initial", *args)
+            last = self.state("zeike_initial", *inner[1][1:])
         for name in chart.subnames:
             self.state("subname", name, quote=False)
         names = [n for n in chart.subnames if n != chart.method]
@@ -549,8 +539,8 @@ class _Teacher:
         groups: dict[str, list[str]] = {}
         for group, name in self.chart.patterns:
             rule = self.state("pattern", name, quote=False)
-            state = premise(self.last, rule_below(self.last), "general_state")  # a general's state: say which
-            rule = self.last.nodes[rule_below(self.last, state)] if state else rule
+            state = self.below(self.last, "general_state")  # a general's state: say which
+            rule = self.explainer.application(state) if state else rule
             groups.setdefault(group, []).append(name)
             label = self.label(rule)
             self.notes.items.append({"text": label if name in label else t["item"].format(name=name, label=label),

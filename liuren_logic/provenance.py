@@ -70,6 +70,11 @@ class Firing:
     premises: list = field(default_factory=list)  # ground atoms the firing rests on
 
     @property
+    def atoms(self) -> list[GroundAtom]:
+        """The ground atoms of the rule's body (an aggregate's witnesses left out)."""
+        return [(l.pred, ground(l, self.binding)) for l in self.rule.body if isinstance(l, S.Atom)]
+
+    @property
     def sort_key(self):
         return (self.rule.index, sort_key(tuple(self.binding[v] for v in self.rule.variables)))
 
@@ -103,6 +108,7 @@ class Explainer:
         self.kb = kb
         self.why_not_depth = why_not_depth
         self._firings: dict[GroundAtom, list[Firing]] = {}
+        self._chosen: dict[GroundAtom, tuple[Firing, int]] = {}  # atom → a firing of least height, its height
         self._tables: dict[GroundAtom, S.Rule] | None = None  # fact → the @facts table it belongs to
 
     # firings -----------------------------------------------------------------
@@ -161,18 +167,34 @@ class Explainer:
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
         chosen = self._choose(root)
         if firing is not None:
-            chosen[root] = (firing, chosen[root][1])
+            chosen = {**chosen, root: (firing, chosen[root][1])}
         graph = nx.DiGraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
         graph.graph["root"] = self._add_atom(graph, root, chosen)
         return graph
 
+    def chosen(self, pred: str, args: Sequence[Value]) -> Optional[Firing]:
+        """The rule application at the root of ``why(pred, args)``, without drawing the graph (None for a fact)."""
+        root = (pred, tuple(args))
+        if self.is_fact(root):
+            return None
+        if not self.firings(root):
+            raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
+        return self._choose(root)[root][0]
+
+    def application(self, firing: Firing) -> dict:
+        """A rule application's node attributes, as ``why`` draws them."""
+        return self._rule_attrs(firing.rule, firing.binding)
+
     def _choose(self, root: GroundAtom) -> dict[GroundAtom, tuple[Firing, int]]:
-        """Explore every derivation below root; keep, per atom, a firing of least height."""
-        explored: dict[GroundAtom, list[Firing]] = {}
+        """Explore every derivation below root; keep, per atom, a firing of least height.
+
+        An atom's height rests only on what lies below it, so the choices are kept for the next
+        question: what was chosen before is not explored again."""
+        chosen, explored = self._chosen, {}
         stack = [root]
         while stack:
             atom = stack.pop()
-            if atom in explored or self.is_fact(atom):
+            if atom in explored or atom in chosen or self.is_fact(atom):
                 continue
             explored[atom] = self.firings(atom)
             for firing in explored[atom]:
@@ -180,7 +202,9 @@ class Explainer:
         height = {atom: math.inf for atom in explored}
 
         def of(atom):
-            return 0 if self.is_fact(atom) else height.get(atom, math.inf)
+            if self.is_fact(atom):
+                return 0
+            return chosen[atom][1] if atom in chosen else height.get(atom, math.inf)
 
         changed = True
         while changed:
@@ -189,7 +213,6 @@ class Explainer:
                 best = min((1 + max(map(of, f.premises), default=0) for f in firings), default=math.inf)
                 if best < height[atom]:
                     height[atom], changed = best, True
-        chosen = {}
         for atom, firings in explored.items():
             usable = [f for f in firings if 1 + max(map(of, f.premises), default=0) == height[atom]]
             if usable:
