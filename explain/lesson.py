@@ -63,7 +63,7 @@ TEXT = {
         "ke_pair": "{upper}加{lower}",
         "method_tried": "依次相試：{reasons}。",
         "method_first": "{method}居諸法之首。",
-        "method_chosen": "{method}可用（{because}），且無先取之法，故以{method}定課。",
+        "method_chosen": "{because}；{chosen}，故以{method}定課。",
         "method_outranks": "{others}雖亦可用，然{method}先取。",
         "candidates": "用神候選：{found}。",
         "candidate_count": "候選共{count_n}神。",
@@ -129,7 +129,7 @@ TEXT = {
         "ke_pair": "{upper} over {lower}",
         "method_tried": "The methods are tried in order: {reasons}.",
         "method_first": "{method} is the first method tried.",
-        "method_chosen": "{method} applies ({because}) and no method tried earlier does, so {method} decides the chart.",
+        "method_chosen": "{because}; {chosen}, so {method} decides the chart.",
         "method_outranks": "{others} would also apply, but {method} is tried first.",
         "candidates": "The candidates for the initial: {found}.",
         "candidate_count": "{count_n} candidates in all.",
@@ -391,8 +391,9 @@ class _Teacher:
         else:
             text = t["method_first"].format(method=method)
         applied = self.state("applicable", method)
-        self.state("chosen", method, quote=False)
-        text = self.sentences(text, t["method_chosen"].format(method=method, because=self.label(applied)))
+        chosen = self.state("chosen", method, quote=False)  # the KB's words: no method tried earlier applies
+        text = self.sentences(text, t["method_chosen"].format(method=method, because=self.label(applied, True),
+                                                              chosen=self.label(chosen)))
         others = sorted((m for (m,) in self.rows("applicable") if m != method), key=order.get)
         for m in others:
             self.state("outranked", m, quote=False)

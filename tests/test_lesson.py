@@ -103,3 +103,16 @@ def test_a_step_resting_on_a_reading_says_which(session):
     assert [(r["topic"], r["reading"]) for r in steps["candidates"].readings] == [("shehai", "shortcut")]
     assert "不計深淺，丑、亥逕入孟仲季之比" in steps["candidates"].text
     assert "〔本門派於shehai取 shortcut 之讀法" in lesson.render_step(steps["candidates"], 5)
+
+
+@pytest.mark.parametrize("day, offset", SAMPLES[:8])
+def test_no_method_tried_earlier_is_the_kb_saying_so(session, day, offset):
+    """定法's 'no method tried earlier applies' is the label of the chosen(…) rule (not outranked), not a template."""
+    chart = session.cast_offset(day, offset)
+    for lang in ("zh", "en"):
+        step = steps_of(chart, lang)["method"]
+        graph = session.why(chart, "method")
+        root = graph.nodes[graph.graph["root"]]
+        rule = next(graph.nodes[c] for c in graph.successors(graph.graph["root"]))
+        assert rule["rule"] == "method.chosen" and rule[lang] in step.text, (step.text, rule[lang])
+        assert root["text"] in step.atoms and "method.chosen" in step.rules
