@@ -45,10 +45,11 @@ TEXT = {
         "source": "｜歌訣 {seed}「{verse}」",
         "gloss": "（{glosses}）", "gloss_item": "{name}即{branch}",
         "reading": "〔本門派於{topic}取 {reading} 之讀法：{rules} 出自 {path}〕",
-        "rule_sep": "、", "list_sep": "、", "clause_sep": "；", "end": "。", "space": "", "colon": "：",
+        "rule_sep": "、", "list_sep": "、", "clause_sep": "；", "comma": "，", "also": "，", "end": "。", "space": "", "colon": "：",
         "titles": {"plate": "天盤", "lessons": "四課", "ke": "察剋", "method": "定法", "candidates": "取用",
                    "initial": "初傳", "sequence": "中傳、末傳", "carry": "六親、遁干、旬空",
-                   "generals": "天將", "patterns": "課格", "spirits": "神煞"},
+                   "generals": "天將", "keti": "課體", "patterns": "課格", "spirits": "神煞",
+                   "marks": "祿馬丁德", "strength": "旺相、長生", "life": "年命"},
         "plate": "以月將{jiang}加於占時{hour}之上，天盤順轉{offset_n}位。地盤十二宮上所見：{pairs}。",
         "pair": "{earth}上{heaven}",
         "lessons": ("日干{stem}寄{lodge}，{lodge}上見{u1}為第一課，{u1}上見{u2}為第二課；"
@@ -95,6 +96,15 @@ TEXT = {
         "spirits": "干上、支上及三傳所見神煞：{places}。",
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
+        "keti": "課體{count_n}，依類：{groups}。",
+        "mark": "{label}，{branch}臨{over}{shows}",
+        "mark_shows": "，見於{places}",
+        "strength": "{month}；{ruling}：{found}。",
+        "strength_item": "{element}{strength}",
+        "carried": "三傳：{items}。",
+        "carried_item": "{position}{branch}：{found}",
+        "stages": "三傳於日干{stem}之十二長生：{items}。",
+        "life": "{items}。",
     },
     "en": {
         "header": "{day} day (日), monthly general (月將) {jiang} over the hour (時) {hour}, {when}: {decided}, "
@@ -105,15 +115,17 @@ TEXT = {
         "source": " | seed {seed}: 「{verse}」",
         "gloss": " ({glosses})", "gloss_item": "{name} = {branch}",
         "reading": "[this school's reading of {topic} is {reading}: {rules} from {path}]",
-        "rule_sep": ", ", "list_sep": ", ", "clause_sep": "; ", "end": ".", "space": " ", "colon": ": ",
+        "rule_sep": ", ", "list_sep": ", ", "clause_sep": "; ", "comma": ", ", "also": ", and ", "end": ".", "space": " ", "colon": ": ",
         "titles": {"plate": "Heaven's plate (天盤)", "lessons": "The four lessons (四課)",
                    "ke": "Overcoming (剋) in the lessons", "method": "The deciding method (法)",
                    "candidates": "Picking the initial (取用)",
                    "initial": "The initial transmission (初傳)",
                    "sequence": "The middle (中傳) and final (末傳) transmissions",
                    "carry": "Kin (六親), hidden stems (遁干), void (旬空)",
-                   "generals": "The heavenly generals (天將)", "patterns": "Patterns (課格)",
-                   "spirits": "Spirits (神煞)"},
+                   "generals": "The heavenly generals (天將)", "keti": "The chart's names (課體)",
+                   "patterns": "Patterns (課格)", "spirits": "Spirits (神煞)",
+                   "marks": "The day's marks (祿 馬 丁 德)", "strength": "Strength (旺相) and stages (長生)",
+                   "life": "The querent's years (年命)"},
         "plate": ("The monthly general (月將) {jiang} is set over the hour (占時) {hour}, so heaven's plate "
                   "turns {offset_n} places forward. Over earth's palaces (地盤) stand: {pairs}."),
         "pair": "{heaven} over {earth}",
@@ -162,6 +174,15 @@ TEXT = {
         "spirits": "The spirits on the stem (干上), the branch (支上) and the transmissions: {places}.",
         "place": "{place} {branch}: {names}",
         "item": "{name}: {label}",
+        "keti": "The chart has {count_n} names (課體), by group: {groups}.",
+        "mark": "{label}; {branch} stands over {over}{shows}",
+        "mark_shows": " and shows as {places}",
+        "strength": "{month}; {ruling}: {found}.",
+        "strength_item": "{element} {strength}",
+        "carried": "The transmissions: {items}.",
+        "carried_item": "the {position} {branch}: {found}",
+        "stages": "The transmissions in the day stem {stem}'s twelve stages (十二長生): {items}.",
+        "life": "{items}.",
     },
 }
 
@@ -535,6 +556,94 @@ class _Teacher:
                                     riders=self.sep(riders))
         return self.step("generals", text)
 
+    def keti(self) -> Optional[Step]:
+        """The chart's 課體, by group, each with the rule that names it and its verse."""
+        groups: dict[str, list[str]] = {}
+        group_of = dict(self.session.source(self.chart.id).query("keti_group", [None, None]))
+        for name in self.chart.keti:
+            rule = self.state("keti", name)
+            groups.setdefault(group_of.get(name, "—"), []).append(name)
+            self.item(name, rule)
+        if not groups:
+            return None
+        found = self.sep((self.t["group"].format(group=g, names=self.sep(ns)) for g, ns in groups.items()), "clause_sep")
+        return self.step("keti", self.t["keti"].format(count_n=self.num(len(self.chart.keti)), groups=found))
+
+    def item(self, name: str, rule: dict) -> None:
+        """One line of a step: what the rule says of a name (with the name, if its label leaves it out)."""
+        label = self.label(rule)
+        self.notes.items.append({"text": label if name in label else self.t["item"].format(name=name, label=label),
+                                 "atom": self.notes.atoms[-1], "rule": rule.get("rule"),
+                                 "source": self.repaired(rule.get("source") or "")})
+
+    def places(self, branch: str) -> list[str]:
+        """Where a branch shows: over the stem or the branch, or as a transmission (each stated)."""
+        found = []
+        for pred, place in (("gan_upper", "干上"), ("zhi_upper", "支上")):
+            if (branch,) in self.rows(pred):
+                self.state(pred, branch, quote=False)
+                found.append(place)
+        for n, b in self.rows("transmission"):
+            if b == branch:
+                self.state("transmission", n, b, quote=False)
+                found.append(("初傳", "中傳", "末傳")[n - 1] if self.lang == "zh" else self.t["positions"][n - 1])
+        return found
+
+    def marks(self) -> Optional[Step]:
+        """日祿 日馬 旬丁 日德: where each is, the palace it stands over, where it shows in the chart."""
+        t, under = self.t, {u: e for e, u in self.chart.heaven.items()}
+        clauses = []
+        for mark in self.chart.marks:
+            label = self.label(self.state("day_mark", mark["mark"], mark["branch"]))
+            self.state("tianpan", under[mark["branch"]], mark["branch"], quote=False)
+            shown = self.places(mark["branch"])
+            shows = t["mark_shows"].format(places=self.series(shown)) if shown else ""
+            clauses.append(t["mark"].format(label=label, branch=mark["branch"], over=under[mark["branch"]], shows=shows))
+        if not clauses:
+            return None
+        return self.step("marks", self.capital(self.sep(clauses, "clause_sep")) + t["end"])
+
+    def strength(self) -> Optional[Step]:
+        """The month's 旺相休囚死 of the five elements, then each transmission's strength and 長生 stage."""
+        chart, t = self.chart, self.t
+        parts = []
+        if chart.element_strength:
+            (month,), = self.rows("month_branch")
+            month_label = self.label(self.state("month_branch", month), True)
+            (ruling,), = self.rows("ruling_element")
+            ruling_label = self.label(self.state("ruling_element", ruling))
+            for element, strength in chart.element_strength.items():
+                self.state("element_strength", element, strength, quote=strength == "旺")
+            found = self.sep(t["strength_item"].format(element=e, strength=s) for e, s in chart.element_strength.items())
+            parts.append(t["strength"].format(month=month_label, ruling=ruling_label, found=found))
+        items = []
+        for tr in chart.transmissions:
+            said = [self.label(self.state("strength", tr.branch, chart.strength[tr.branch]))] \
+                if tr.branch in chart.strength else []
+            if tr.branch in chart.stages:
+                said.append(self.label(self.state("stage", tr.branch, chart.stages[tr.branch])))
+            if said:
+                items.append(t["carried_item"].format(position=t["positions"][tr.position - 1], branch=tr.branch,
+                                                      found=t["also"].join(said)))
+        if items:
+            parts.append(t["carried"].format(items=self.sep(items, "clause_sep")))
+        return self.step("strength", self.sentences(*parts)) if parts else None
+
+    def life(self) -> Optional[Step]:
+        """The querent: year of birth and 本命, age and 行年, and what stands over each, with its general."""
+        if not self.chart.life:
+            return None
+        said = []
+        for pred in ("born", "natal", "age", "xingnian"):  # 行年's label says the year of life it counts
+            for row in self.rows(pred):
+                said.append(self.label(self.state(pred, *row)))
+        for role, upper in sorted(self.rows("life_upper"), key=lambda r: r[0] != "本命"):
+            said.append(self.label(self.state("life_upper", role, upper)))
+            for r, general in self.rows("life_general"):
+                if r == role:
+                    said.append(self.label(self.state("life_general", role, general)))
+        return self.step("life", self.t["life"].format(items=self.capital(self.sep(said, "clause_sep"))))
+
     def patterns(self) -> Optional[Step]:
         t = self.t
         groups: dict[str, list[str]] = {}
@@ -543,10 +652,7 @@ class _Teacher:
             state = self.below(self.last, "general_state")  # a general's state: say which
             rule = self.explainer.application(state) if state else rule
             groups.setdefault(group, []).append(name)
-            label = self.label(rule)
-            self.notes.items.append({"text": label if name in label else t["item"].format(name=name, label=label),
-                                     "atom": self.notes.atoms[-1], "rule": rule["rule"],
-                                     "source": self.repaired(rule.get("source", ""))})
+            self.item(name, rule)
         if not groups:
             return None
         found = self.sep((t["group"].format(group=g, names=self.sep(ns)) for g, ns in groups.items()), "clause_sep")
@@ -573,7 +679,8 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
         steps.append(teacher.method())
     if chart.transmissions:
         steps += [teacher.candidates(), teacher.initial(), teacher.sequence(), teacher.carry(), teacher.generals()]
-    steps += [teacher.patterns(), teacher.spirits()]
+    steps += [teacher.keti(), teacher.patterns(), teacher.spirits(), teacher.marks(), teacher.strength(),
+              teacher.life()]
     return [s for s in steps if s is not None]
 
 

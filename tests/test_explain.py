@@ -72,7 +72,8 @@ def test_lesson_goes_in_teaching_order_naming_rules_and_quoting_seed_lines(chart
     for chart in charts.values():
         steps = lesson.lesson_steps(chart, "zh")
         assert [s.key for s in steps if s.key != "candidates"] == [
-            "plate", "lessons", "ke", "method", "initial", "sequence", "carry", "generals", "patterns", "spirits"]
+            "plate", "lessons", "ke", "method", "initial", "sequence", "carry", "generals", "keti", "patterns",
+            "spirits", "marks", "strength"]  # 年命 and the month's 旺相 wait for a querent and a month
         assert all(s.rules and s.text for s in steps)
     steps = {s.key: s for s in lesson.lesson_steps(charts["xinsi_yin_wu"], "en")}
     assert "zeike.yuanshou" in steps["initial"].rules and "000: 如無下賊上剋初" in steps["initial"].sources
@@ -85,7 +86,7 @@ def test_lesson_goes_in_teaching_order_naming_rules_and_quoting_seed_lines(chart
 def test_teach_prints_every_step_when_stdin_is_not_a_terminal(capsys, monkeypatch):
     monkeypatch.setattr(sys.stdin, "isatty", lambda: False, raising=False)
     code, out, _ = run(capsys, "teach", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--interactive")
-    assert code == 0 and "一、天盤" in out and "九、天將" in out and "十一、神煞" in out
+    assert code == 0 and "一、天盤" in out and "九、天將" in out and "十四、旺相、長生" in out
 
 
 def test_teach_interactive_waits_for_enter_between_steps(capsys, monkeypatch):
@@ -97,7 +98,7 @@ def test_teach_interactive_waits_for_enter_between_steps(capsys, monkeypatch):
     monkeypatch.setattr(sys, "stdin", Terminal())
     monkeypatch.setattr(builtins, "input", lambda prompt="": prompts.append(prompt) or "")
     code, out, _ = run(capsys, "teach", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--interactive", "--lang", "en")
-    assert code == 0 and len(prompts) == 10 and "9. The heavenly generals (天將)" in out
+    assert code == 0 and len(prompts) == 13 and "9. The heavenly generals (天將)" in out
 
     def closed(prompt=""):
         raise EOFError

@@ -116,3 +116,46 @@ def test_no_method_tried_earlier_is_the_kb_saying_so(session, day, offset):
         rule = next(graph.nodes[c] for c in graph.successors(graph.graph["root"]))
         assert rule["rule"] == "method.chosen" and rule[lang] in step.text, (step.text, rule[lang])
         assert root["text"] in step.atoms and "method.chosen" in step.rules
+
+
+@pytest.fixture(scope="module")
+def querent_chart(session):
+    """The seed chart (1998-11-30 12:00) for a man born in 1970: month, year and 年命 known."""
+    return session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=1970, sex="m")
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_dated_lesson_with_a_querent_runs_to_keti_marks_strength_and_life(session, querent_chart, lang):
+    steps = steps_of(querent_chart, lang)
+    assert list(steps)[-6:] == ["keti", "patterns", "spirits", "marks", "strength", "life"]
+    for key in ("keti", "marks", "strength", "life"):
+        step = steps[key]
+        assert step.atoms and step.rules, key
+        for atom in step.atoms:  # each sentence states relations `why` answers
+            graph = session.why(querent_chart, atom)
+            rule = next((graph.nodes[c] for c in graph.successors(graph.graph["root"])
+                         if graph.nodes[c]["kind"] == "rule"), None)
+            assert rule is None or rule["rule"] in step.rules, (key, atom)
+    keti = steps["keti"]
+    assert [i["atom"].rpartition(", ")[2][:-1] for i in keti.items] == querent_chart.keti
+    assert any(s.startswith("大全: 凡課占時，與用神同剋日，為天網課") for s in keti.sources)
+    strength = steps["strength"].text
+    life = steps["life"].text
+    if lang == "zh":
+        assert "水旺、木相、金休、土囚、火死" in strength and "午屬火，火死，故午死" in strength
+        assert "日干辛沐浴於午" in strength
+        assert "生年庚戌，本命戌" in life and "第二十九歲至甲午" in life and "本命上神午乘貴人" in life
+        assert "日干辛祿在酉，酉臨丑" in steps["marks"].text and "旬中丁神在丑，丑臨巳，見於支上" in steps["marks"].text
+    else:
+        assert "水 旺, 木 相, 金 休, 土 囚, 火 死" in strength and "the day stem 辛 is at 沐浴 in 午" in strength
+        assert "the natal branch is 戌" in life and "year 29 is 甲午" in life
+    assert "tuwang.month_element" in steps["strength"].rules
+    assert [(r["topic"], r["reading"]) for r in steps["strength"].readings] == [("tuwang", "months")]
+
+
+def test_without_a_querent_or_a_month_the_lesson_says_only_what_the_day_gives(session):
+    steps = steps_of(session.cast("辛巳", "寅", "午"))
+    assert "life" not in steps and "月建" not in steps["strength"].text
+    assert steps["strength"].rules == ["stage.day"]
+    given = steps_of(session.cast("辛巳", "寅", "午", month="亥"))
+    assert given["strength"].text.startswith("月建亥；月建亥屬水，水當令")
