@@ -45,6 +45,11 @@ TEXT = {
         "source": "｜歌訣 {seed}「{verse}」",
         "gloss": "（{glosses}）", "gloss_item": "{name}即{branch}",
         "reading": "〔本門派於{topic}取 {reading} 之讀法：{rules} 出自 {path}〕",
+        "follows": "本課依異說{readings}；與本門派原讀法之同一課相較，{changed}",
+        "follow_item": "{topic}取{reading}（原取{default}）",
+        "changed": "第{numbers}步不同（標〔異〕）。", "unchanged": "諸步皆同。",
+        "differs": "〔異：依{readings}，此步與原讀法不同；原讀法作：{text}〕",
+        "differs_gone": "〔異：依{readings}，此步為原讀法所無〕",
         "rule_sep": "、", "list_sep": "、", "clause_sep": "；", "comma": "，", "also": "，", "end": "。", "space": "", "colon": "：",
         "titles": {"plate": "天盤", "lessons": "四課", "ke": "察剋", "method": "定法", "candidates": "取用",
                    "initial": "初傳", "sequence": "中傳、末傳", "carry": "六親、遁干、旬空",
@@ -115,6 +120,11 @@ TEXT = {
         "source": " | seed {seed}: 「{verse}」",
         "gloss": " ({glosses})", "gloss_item": "{name} = {branch}",
         "reading": "[this school's reading of {topic} is {reading}: {rules} from {path}]",
+        "follows": "This lesson follows the reading {readings}; against the same chart under the school's own reading, {changed}",
+        "follow_item": "{topic}={reading} (the school's own: {default})",
+        "changed": "steps {numbers} differ (marked [differs]).", "unchanged": "no step differs.",
+        "differs": "[differs: under {readings} this step is not the school's own; there it reads: {text}]",
+        "differs_gone": "[differs: under {readings} this step has no counterpart in the school's own reading]",
         "rule_sep": ", ", "list_sep": ", ", "clause_sep": "; ", "comma": ", ", "also": ", and ", "end": ".", "space": " ", "colon": ": ",
         "titles": {"plate": "Heaven's plate (天盤)", "lessons": "The four lessons (四課)",
                    "ke": "Overcoming (剋) in the lessons", "method": "The deciding method (法)",
@@ -206,6 +216,7 @@ class Step:
     readings: list[dict] = field(default_factory=list)  # {topic, reading, rules, path}
     glosses: list[tuple[str, str]] = field(default_factory=list)  # (name in a verse, branch)
     items: list[dict] = field(default_factory=list)  # one line each: {text, atom, rule, source}
+    differs: Optional[dict] = None  # under another reading: how the step differs from the school's own (changes)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -694,6 +705,40 @@ def header(chart: "Chart", lang: str = "zh") -> str:
                               sanchuan=chart.sanchuan or "—")
 
 
+def compare(steps: list[Step], chart: "Chart", default: list[Step], default_chart: "Chart") -> dict[str, tuple]:
+    """Mark each step whose stated atoms or rules differ from the same chart's lesson under the
+    school's own readings (``default``, ``default_chart``); return what the lesson follows,
+    topic → (its reading, the school's own)."""
+    mine, own = chart.session.kb.school.readings, default_chart.session.kb.school.readings
+    follows = {t: (mine[t], own.get(t)) for t in sorted(mine) if mine[t] != own.get(t)}
+    before = {s.key: s for s in default}
+
+    def atoms(step: Step, c: "Chart") -> set[str]:
+        return {a.replace(c.id, "C") for a in step.atoms}
+
+    for step in steps:
+        other = before.get(step.key)
+        if other is not None and atoms(step, chart) == atoms(other, default_chart) and step.rules == other.rules:
+            continue
+        here = {r["topic"] for r in step.readings} | {r["topic"] for r in (other.readings if other else [])}
+        topics = [t for t in follows if t in here] or list(follows)
+        step.differs = {"readings": {k: follows[k][0] for k in topics}, "text": other.text if other else None,
+                        "only_here": sorted(atoms(step, chart) - (atoms(other, default_chart) if other else set())),
+                        "only_default": sorted(atoms(other, default_chart) - atoms(step, chart)) if other else [],
+                        "rules_here": [r for r in step.rules if other is None or r not in other.rules],
+                        "rules_default": [r for r in (other.rules if other else []) if r not in step.rules]}
+    return follows
+
+
+def follows_line(steps: list[Step], follows: dict[str, tuple], lang: str = "zh") -> str:
+    """Which readings the lesson follows, and which steps they change."""
+    t = TEXT[lang]
+    readings = t["list_sep"].join(t["follow_item"].format(topic=k, reading=r, default=d) for k, (r, d) in follows.items())
+    changed = [number(i, lang) for i, s in enumerate(steps, 1) if s.differs]
+    return t["follows"].format(readings=readings, changed=t["changed"].format(numbers=t["list_sep"].join(changed))
+                               if changed else t["unchanged"])
+
+
 def cite(step: Step, lang: str = "zh") -> str:
     """The rules and seed lines a step rests on, on one line, the verses' names glossed."""
     t = TEXT[lang]
@@ -721,11 +766,19 @@ def render_step(step: Step, index: int, lang: str = "zh") -> str:
     if step.rules:
         lines.append("   " + cite(step, lang))
     lines += ["   " + note for note in reading_notes(step, lang)]
+    if step.differs:
+        t = TEXT[lang]
+        readings = t["list_sep"].join(f"{k}={r}" for k, r in step.differs["readings"].items())
+        lines.append("   " + (t["differs"].format(readings=readings, text=step.differs["text"])
+                              if step.differs["text"] is not None else t["differs_gone"].format(readings=readings)))
     return "\n".join(lines)
 
 
-def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] = None) -> str:
-    """The whole lesson as text: a header line, then the numbered steps."""
+def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] = None,
+                  follows: Optional[dict] = None) -> str:
+    """The whole lesson as text: a header line (and, under another reading, what it follows and
+    changes: :func:`compare`), then the numbered steps."""
     steps = steps if steps is not None else lesson_steps(chart, lang)
-    blocks = [header(chart, lang)] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)]
+    head = header(chart, lang) + ("\n" + follows_line(steps, follows, lang) if follows else "")
+    blocks = [head] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)]
     return "\n\n".join(blocks)

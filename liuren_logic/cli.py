@@ -335,19 +335,23 @@ def _files_read(args, sessions) -> list[Path]:
 
 
 def cmd_teach(args) -> int:
-    from .explain.lesson import header, lesson_steps, render_lesson, render_step
+    from .explain.lesson import compare, follows_line, header, lesson_steps, render_lesson, render_step
 
     session = _session(args)
     chart = _chart(session, args)
     steps = lesson_steps(chart, args.lang)
+    follows = None
+    if args.reading:  # say where the reading changes the lesson: the same chart under the school's own
+        own = _chart(_session(args, readings={}), args)
+        follows = compare(steps, chart, lesson_steps(own, args.lang), own)
     if args.json:
         from .jsondata import lesson_document
 
-        _json(lesson_document(chart, steps, args.lang), args)
+        _json(lesson_document(chart, steps, args.lang, follows), args)
     elif args.interactive and sys.stdin.isatty():
         prompt = {"zh": "〔按 Enter 續講〕", "en": "[Enter for the next step]"}[args.lang]
         waiting = True
-        _emit(header(chart, args.lang), args)
+        _emit(header(chart, args.lang) + ("\n" + follows_line(steps, follows, args.lang) if follows else ""), args)
         for number, step in enumerate(steps, 1):
             _emit("\n" + render_step(step, number, args.lang), args)
             if waiting and number < len(steps):
@@ -356,7 +360,7 @@ def cmd_teach(args) -> int:
                 except EOFError:  # the input was closed: tell the rest at once
                     waiting = False
     else:
-        _emit(render_lesson(chart, args.lang, steps), args)
+        _emit(render_lesson(chart, args.lang, steps, follows), args)
     return 0
 
 

@@ -116,7 +116,9 @@ def display_only(data, simplify: bool):
     return walk(data, False)
 
 
-def lesson_document(chart: "Chart", steps, lang: str) -> dict:
-    """``teach --json``: the chart's id and its numbered steps, each seed line as ``{book, line}``."""
-    return document("lesson", {"chart": chart.id, "lang": lang, "steps": [
+def lesson_document(chart: "Chart", steps, lang: str, follows: dict | None = None) -> dict:
+    """``teach --json``: the chart's id and its numbered steps, each seed line as ``{book, line}``;
+    under another reading, what it follows (topic → its reading and the school's own)."""
+    extra = {"follows": {t: {"reading": r, "default": d} for t, (r, d) in follows.items()}} if follows else {}
+    return document("lesson", {"chart": chart.id, "lang": lang, **extra, "steps": [
         {**step.as_dict(), "sources": [source(s) for s in step.sources]} for step in steps]})

@@ -159,3 +159,30 @@ def test_without_a_querent_or_a_month_the_lesson_says_only_what_the_day_gives(se
     assert steps["strength"].rules == ["stage.day"]
     given = steps_of(session.cast("辛巳", "寅", "午", month="亥"))
     assert given["strength"].text.startswith("月建亥；月建亥屬水，水當令")
+
+
+def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
+    shortcut = Session(readings={"shehai": "shortcut"})
+    chart, own = shortcut.cast_offset("丁卯", 10), session.cast_offset("丁卯", 10)
+    steps, before = lesson.lesson_steps(chart), lesson.lesson_steps(own)
+    follows = lesson.compare(steps, chart, before, own)
+    assert follows == {"shehai": ("shortcut", "depth")}
+    by_key = {s.key: s for s in steps}
+    assert all(by_key[k].differs is None for k in ("plate", "lessons", "ke", "method"))
+    candidates = by_key["candidates"].differs
+    assert candidates["readings"] == {"shehai": "shortcut"} and "共五重" in candidates["text"]
+    assert any(a.startswith("shehai_depth(C, 亥, 5)") for a in candidates["only_default"])
+    assert "shehai.shortcut" in candidates["rules_here"]
+    assert "三傳亥酉未" in by_key["sequence"].differs["text"]  # the default's 三傳, from its own lesson
+    text = lesson.render_lesson(chart, "zh", steps, follows)
+    assert text.splitlines()[1].startswith("本課依異說shehai取shortcut（原取depth）；與本門派原讀法之同一課相較，第五、六、")
+    assert "〔異：依shehai=shortcut，此步與原讀法不同；原讀法作：亥涉害獨深，發用。" in text
+    # a reading that changes nothing on a chart marks no step
+    same = Session(readings={"shehai": "shortcut"}).cast("辛巳", "寅", "午")
+    steps = lesson.lesson_steps(same)
+    assert lesson.compare(steps, same, lesson.lesson_steps(session.cast("辛巳", "寅", "午")), session.cast("辛巳", "寅", "午"))
+    assert not any(s.differs for s in steps)
+    from liuren_logic.cli import main
+    assert main(["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "This lesson follows the reading shehai=shortcut (the school's own: depth)" in out and "[differs: " in out
