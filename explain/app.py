@@ -99,7 +99,7 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
     a = APP_WORDS[lang]
     lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)
     return {"question": question, "value": value, "lines": short.lines,
-            "html": f"<h3>{esc(a['whynot'])} {esc(value)}?</h3>{lines}{picture_html(short.graph, lang, ENGINE)}"
+            "html": f"<h3>{esc(a['whynot'])} {esc(value)}?</h3>{lines}{picture_html(short.picture(), lang, ENGINE)}"
                     f"<details><summary>{esc(a['full'])}</summary><pre>{esc(render_tree(full, lang))}</pre></details>"}
 
 

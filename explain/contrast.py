@@ -6,7 +6,9 @@ drops out: the first rule of ``kb/methods/contrast.dl`` (in file order) that der
 ``outranked`` or ``unmet`` for it (``kb/methods/unmet.dl``). Any other question (``pattern
 天網``, ``spirit 天目``, an atom) answers with the rule that came closest to deriving it and
 the first of its conditions that fails. docs/why_not.md writes the rule down. The lines
-come from rule firings; the derivation behind them (``graph``) is built when asked for.
+come from rule firings; the derivation behind them (``graph``) is built when asked for, and
+its picture (``picture``) keeps what the answer says: the question, the decisive rule, what
+that rule rests on and the rules below those, a negation left as it reads (``--full`` draws all).
 
 >>> from liuren_logic import Session
 >>> s = Session()
@@ -24,7 +26,7 @@ import networkx as nx
 from liuren_logic.inputs import members
 from liuren_logic.provenance import Derivable, Firing, atom_text, firing_label
 
-from .view import ordered_children
+from .view import compact, ordered_children
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -39,6 +41,9 @@ WORDS = {
            "absent": "{atom}: does not hold.", "closest": "Closest: {rule} ({label}) fails at: {missing}.",
            "sep": " and "},
 }
+
+
+PICTURE_DEPTH = 3  # the question, the decisive rule, its premises, the rules that derive them
 
 
 @dataclass
@@ -58,6 +63,18 @@ class Answer:
         graph.graph["question"] = self.question
         graph.graph["answer"] = list(self.lines)
         return graph
+
+    def picture(self, depth: int = PICTURE_DEPTH) -> nx.DiGraph:
+        """The reader's view of ``graph`` cut ``depth`` steps below the question (a negation not opened)."""
+        graph = compact(self.graph)
+        root = graph.graph["root"]
+        keep, frontier = {root}, [root]
+        for _ in range(depth):
+            below = [c for n in frontier if graph.nodes[n]["kind"] not in ("not", "holds")
+                     for c in ordered_children(graph, n)]
+            frontier = [c for c in dict.fromkeys(below) if c not in keep]
+            keep.update(frontier)
+        return graph.subgraph(keep).copy()
 
     def as_dict(self) -> dict:
         return {"question": self.question, "lines": self.lines, "atoms": self.atoms, "rules": self.rules}

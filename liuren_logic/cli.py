@@ -281,7 +281,7 @@ def cmd_why(args, negative: bool = False) -> int:
     elif fmt == "text":
         _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
     else:
-        _write(_picture(short.graph if short is not None and not args.full else graph, fmt, args), args, [session])
+        _write(_picture(short.picture() if short is not None and not args.full else graph, fmt, args), args, [session])
     return 0
 
 

@@ -63,3 +63,54 @@ def test_why_not_a_pattern_names_the_closest_rule_without_placeholders(session):
     assert "？" not in "".join(short.lines)
     graph = short.graph
     assert graph.graph["question"].startswith("why not") and len(graph) <= 12
+
+
+GLANCE = 16  # nodes a why-not picture may draw: read at a glance (the largest on the sample below is 14)
+
+
+def glance_questions(chart):
+    """Every branch but the initial, every method but the deciding one, a pattern and a spirit the chart lacks."""
+    initial = chart.transmissions[0].branch
+    methods = [m for (m, _) in chart.session.source(chart.id).query("method_order", [None, None]) if m != chart.method]
+    patterns = {p for _, p in chart.patterns}
+    spirits = {s for _, _, s in chart.spirits}
+    extra = [("pattern", p) for p in ("天網", "貴人入獄") if p not in patterns]
+    extra += [("spirit_present", s) for s in ("天目", "天醫") if s not in spirits]
+    return [("initial", b) for b in members(chart.session.base, "branch") if b != initial] + \
+        [("method", m) for m in methods] + extra
+
+
+def test_the_why_not_picture_reads_at_a_glance(session):
+    """The picture drawn for a why-not (not --full): few nodes, every one labelled in words without a
+    '？' placeholder, the decisive rule among them with its label, the question at the root. On 22
+    charts by day and night (every 67th: the offsets vary, so do the methods) and a 比用, ~3 s."""
+    from liuren_logic.explain.picture import node_lines, to_dot
+
+    charts = session.table(True)[::67] + session.table(False)[33::67] + [session.cast_offset("甲子", 5)]  # and a 比用
+    assert {c.method for c in charts} >= {"賊剋", "比用", "涉害", "返吟", "伏吟"}
+    for n, chart in enumerate(charts):
+        for question, value in glance_questions(chart):
+            for lang in (("zh", "en")[n % 2],):
+                short = answer(chart, question, value, lang)
+                picture = short.picture()
+                where = (chart.id, question, value, lang)
+                assert 3 <= picture.number_of_nodes() <= GLANCE, where
+                root = picture.nodes[picture.graph["root"]]
+                assert root["kind"] in ("atom", "absent") and value in root["text"], where
+                for node, attrs in picture.nodes(data=True):
+                    lines = node_lines(attrs, lang)
+                    assert lines and all(line.strip() for line in lines), (where, attrs)
+                    if attrs["kind"] in ("atom", "absent", "not", "rule", "fail"):
+                        assert attrs.get(lang), (where, attrs)  # words, not only the atom's text
+                    assert "？" not in "".join(lines), (where, lines)
+                decisive = [a for _, a in picture.nodes(data=True) if a.get("rule") == short.rules[0]]
+                assert decisive and decisive[0].get(lang), where
+                assert decisive[0]["rule"] in to_dot(picture, lang)
+                assert nx_connected(picture), where
+
+
+def nx_connected(graph) -> bool:
+    """Every node is reached from the root."""
+    import networkx as nx
+
+    return set(nx.descendants(graph, graph.graph["root"])) | {graph.graph["root"]} == set(graph)
