@@ -114,7 +114,7 @@ class Chart:
 
     def rows(self, pred: str) -> list[tuple]:
         """The KB's tuples of ``pred`` for this chart, without the chart id."""
-        return [row[1:] for row in self.session.rows(pred, self.id)]
+        return self.session.chart_rows(pred, self.id)
 
     def _one(self, pred: str):
         rows = self.rows(pred)
@@ -170,7 +170,7 @@ class Chart:
     @cached_property
     def void(self) -> list[str]:
         """The two void branches (旬空), in branch order."""
-        order = dict(self.session.source(self.id).query("branch_index", [None, None]))
+        order = self.session.lookup("branch_index", self.id)
         return sorted((row[0] for row in self.rows("void")), key=order.get)
 
     @cached_property
@@ -204,8 +204,7 @@ class Chart:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self.session.kb.program.preds:
             return []
-        source = self.session.source(self.id)
-        groups = {p: g for p, g in source.query("pattern_group", [None, None])}
+        groups = self.session.lookup("pattern_group", self.id)
         return sorted((groups.get(p, "？"), p) for (p,) in self.rows("pattern"))
 
     @cached_property
@@ -220,8 +219,7 @@ class Chart:
         """The chart's 課體: the method's own names first, then the 課經's, then 《指南》's, each by name."""
         if "keti" not in self.session.kb.program.preds:
             return []
-        source = self.session.source(self.id)
-        groups = {k: g for k, g in source.query("keti_group", [None, None])}
+        groups = self.session.lookup("keti_group", self.id)
         rank = {"九宗門": 0, "課經": 1, "指南": 2}
         names = {k for (k,) in self.rows("keti")}
         return sorted(names, key=lambda k: (k != self.method, rank.get(groups.get(k), 3), str(k)))
@@ -231,7 +229,7 @@ class Chart:
         """(number, line) for each rule of the 畢法賦 the chart meets, in the 賦's order."""
         if "bifa" not in self.session.kb.program.preds:
             return []
-        numbers = {f: n for f, n, _ in self.session.source(self.id).query("bifa_line", [None, None, None])}
+        numbers = self.session.lookup("bifa_line", self.id)
         return sorted((numbers[f], f) for (f,) in self.rows("bifa"))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
@@ -255,7 +253,7 @@ class Chart:
     @cached_property
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
-        order = dict(self.session.source(self.id).query("strength_order", [None, None]))
+        order = self.session.lookup("strength_order", self.id)
         return dict(sorted(self._known("element_strength"), key=lambda r: order.get(r[1], 9)))
 
     @cached_property
@@ -266,7 +264,7 @@ class Chart:
     @cached_property
     def stages(self) -> dict[str, str]:
         """The day stem's 十二長生 stage on each branch, in branch order."""
-        order = dict(self.session.source(self.id).query("branch_index", [None, None]))
+        order = self.session.lookup("branch_index", self.id)
         return dict(sorted(self._known("stage"), key=lambda r: order.get(r[0])))
 
     @cached_property
@@ -282,9 +280,8 @@ class Chart:
     @cached_property
     def generals_nature(self) -> dict[str, dict]:
         """Each branch of heaven: the general it carries, the general's element and 吉/凶, and how they stand."""
-        source = self.session.source(self.id)
-        element, omen = dict(source.query("general_element", [None, None])), dict(source.query("general_omen", [None, None]))
-        order = dict(source.query("branch_index", [None, None]))
+        element, omen = (self.session.lookup(pred, self.id) for pred in ("general_element", "general_omen"))
+        order = self.session.lookup("branch_index", self.id)
         return {b: {"general": g, "element": element.get(g), "omen": omen.get(g), "ride": r}
                 for b, g, r in sorted(self._known("general_ride"), key=lambda r: order.get(r[0]))}
 

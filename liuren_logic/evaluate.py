@@ -22,9 +22,10 @@ bounded by :class:`Limits` (rows added, rounds of a recursive stratum; numbers b
 """
 from __future__ import annotations
 
-from collections import defaultdict
+import gc
+from collections import ChainMap, defaultdict
 from dataclasses import dataclass
-from functools import partial
+from itertools import repeat
 from operator import itemgetter
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -53,7 +54,7 @@ class _Store:
     def __init__(self, parent: "_Store | None" = None):
         self.parent = parent
         self.relations: dict[str, set] = {}
-        self._indexes: dict[tuple, dict] = {}
+        self._indexes: dict[str, dict] = {}  # relation → (what is indexed → table)
 
     def rows(self, pred: str) -> set:
         if pred in self.relations:
@@ -69,39 +70,48 @@ class _Store:
         relation.update(rows)
         grew = len(relation) - before
         if grew:
-            for key in [k for k in self._indexes if k[0] == pred]:
-                del self._indexes[key]
+            self._indexes.pop(pred, None)
         return grew
 
     def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
         """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
         ``positions``: the value itself for one position, a tuple for several, () for none."""
+        return self.tails(pred, positions, consts, None, ())
+
+    def tails(self, pred: str, positions: tuple, consts: tuple, outputs: Optional[tuple], checks: tuple) -> dict:
+        """As :meth:`index`, but of each row with equal values at each ``checks`` pair (p, q), only
+        the values at ``outputs`` (a tuple; the whole row for ``None``): what a join appends."""
         if pred not in self.relations and self.parent is not None:
-            return self.parent.index(pred, positions, consts)
-        key = (pred, positions, consts)
-        if key not in self._indexes:
+            return self.parent.tails(pred, positions, consts, outputs, checks)
+        tables = self._indexes.setdefault(pred, {})
+        key = (positions, consts, outputs, checks)
+        table = tables.get(key)
+        if table is None:
             if consts:  # the rows with these constants, through an index on their positions
                 where = tuple(p for p, _ in consts)
                 values = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
                 rows = self.index(pred, where).get(values, ())
             else:
                 rows = self.rows(pred)
-            table = defaultdict(list)
+            if checks:
+                rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
+            tails = _tails(rows, outputs)
             if positions:
-                get = itemgetter(*positions)
-                for row in rows:
-                    table[get(row)].append(row)
+                grouped = defaultdict(list)
+                for k, tail in zip(map(itemgetter(*positions), rows), tails):
+                    grouped[k].append(tail)
+                table = {k: tuple(found) for k, found in grouped.items()}  # the collector need not follow tuples
             else:
-                table[()] = list(rows)
-            self._indexes[key] = table
-        return self._indexes[key]
+                table = {(): tuple(tails)} if rows else {}
+            tables[key] = table
+        return table
 
     def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
         positions = tuple(i for i, v in enumerate(pattern) if v is not None)
         if not positions:
             return list(self.rows(pred))
         key = pattern[positions[0]] if len(positions) == 1 else tuple(pattern[p] for p in positions)
-        return self.index(pred, positions).get(key, [])
+        return self.index(pred, positions).get(key, ())
 
 
 def _key_function(slots: tuple) -> Callable[[list], object]:
@@ -123,12 +133,29 @@ def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
     return lambda binding: arithmetic(op, left(binding), right(binding))
 
 
+def _memoised(function: Callable[[tuple], object], names: Iterable[str], slots: dict[str, int]):
+    """``function`` of a binding as a function of the values it reads (``names``) and a memo
+    table: a batch computes each distinct case once."""
+    key = _key_function(tuple(sorted({slots[n] for n in names})))
+
+    def cached(binding, memo: dict):
+        k = key(binding)
+        if k in memo:
+            return memo[k]
+        value = memo[k] = function(binding)
+        return value
+    return cached
+
+
 class _Body:
     """A scheduled body prepared as operations; ``run`` gives every complete binding.
 
     A binding is a tuple of the values bound so far, in the order the body binds its
     variables (an atom binds its new variables left to right), so each operation only
-    appends to it: ``slots`` maps a variable to its place.
+    appends to it: ``slots`` maps a variable to its place. A join reads, through an
+    index on the bound positions, only the values a row adds (rows that repeat a new
+    variable are checked when the index is built); an assignment or test is computed
+    once per distinct set of values it reads.
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None):
@@ -160,19 +187,24 @@ class _Body:
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
             outputs, checks = _unbound(literal.args, positions + tuple(p for p, _ in consts))
-            return ("atom", literal.pred, positions, consts, _key_function(key_slots), _row_reader(outputs),
-                    checks, delta)
+            kind = "join" if outputs else "semijoin"
+            return (kind, literal.pred, positions, consts, tuple(outputs), checks, _key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
-            return ("not", literal.atom.pred, positions, consts, _key_function(key_slots), checks)
+            return ("not", literal.atom.pred, positions, consts, (), checks, _key_function(key_slots), False)
         if isinstance(literal, S.Comparison):
+            names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return ("assign", _term_function(expr, slots))
-            return ("test", partial(compare, literal.op), _term_function(literal.left, slots),
-                    _term_function(literal.right, slots))
+                return ("assign", _memoised(_term_function(expr, slots), [n for n in names if n != target], slots))
+            left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
+
+            def test(binding):
+                x, y = left(binding), right(binding)
+                return x is not None and y is not None and compare(op, x, y)
+            return ("test", _memoised(test, names, slots))
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
@@ -184,29 +216,25 @@ class _Body:
         bindings: list[tuple] = [()]
         for op in self.ops:
             kind = op[0]
-            if kind == "atom":
-                _, pred, positions, consts, key, read, checks, from_delta = op
-                table = (delta if from_delta else store).index(pred, positions, consts)
-                out = []
-                for binding in bindings:
-                    for row in table.get(key(binding), ()):
-                        if not checks or all(row[p] == row[q] for p, q in checks):
-                            out.append(binding + read(row))
-            elif kind == "not":
-                _, pred, positions, consts, key, checks = op
-                table = store.index(pred, positions, consts)
-                if checks:
-                    out = [b for b in bindings
-                           if not any(all(row[p] == row[q] for p, q in checks) for row in table.get(key(b), ()))]
+            if kind in ("join", "semijoin", "not"):
+                _, pred, positions, consts, outputs, checks, key, from_delta = op
+                table = (delta if from_delta else store).tails(pred, positions, consts, outputs, checks)
+                if kind == "not":
+                    out = [b for b in bindings if key(b) not in table]
+                elif kind == "semijoin":
+                    out = [b for b in bindings if key(b) in table]
+                elif not positions:
+                    tails = table.get((), ())
+                    out = list(tails) if bindings == [()] else [b + t for b in bindings for t in tails]
                 else:
-                    out = [b for b in bindings if not table.get(key(b))]
+                    get = table.get
+                    out = [b + t for b in bindings for t in get(key(b), ())]
             elif kind == "assign":
-                compute = op[1]
-                out = [b + (v,) for b in bindings if (v := compute(b)) is not None]
+                compute, memo = op[1], {}
+                out = [b + (v,) for b in bindings if (v := compute(b, memo)) is not None]
             elif kind == "test":
-                _, compare, left, right = op
-                out = [b for b in bindings if (x := left(b)) is not None and (y := right(b)) is not None
-                       and compare(x, y)]
+                test, memo = op[1], {}
+                out = [b for b in bindings if test(b, memo)]
             else:
                 _, agg, group, bound_slot = op
                 table, count = values[agg], agg.literal.func == "count"
@@ -246,6 +274,17 @@ def _in_order(literal, names: set[str]) -> list[str]:
         order = [v.name for v in S.atom_variables(literal)]
         return sorted(names, key=order.index)
     return sorted(names)
+
+
+def _tails(rows, outputs: Optional[tuple]) -> Iterable[tuple]:
+    """Each row's values at ``outputs`` as a tuple (the whole row for ``None``), without a Python call per row."""
+    if outputs is None:
+        return rows
+    if not outputs:
+        return repeat((), len(rows))
+    if len(outputs) == 1:
+        return zip(map(itemgetter(outputs[0]), rows))  # zip of one iterable: 1-tuples
+    return map(itemgetter(*outputs), rows)
 
 
 def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
@@ -333,11 +372,22 @@ class _Plan:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
 
 
+def _sorted(rows) -> list[tuple]:
+    try:
+        return sorted(rows)  # a column of one kind sorts as it is
+    except TypeError:
+        return sorted(rows, key=sort_key)
+
+
 class Materialisation:
     """Every relation, fire relation and aggregate helper of a knowledge base over a set of facts.
 
     ``Materialisation(kb)`` evaluates the chart-independent part once; ``extend(facts)``
     returns a materialisation of a batch of charts (their input facts) on top of it.
+
+    The fire relation of a rule outside recursion is computed when first asked (a ``why``):
+    its body over the finished store gives exactly the tuples it gave during evaluation,
+    since it reads only lower strata. Those of recursive rules are kept as they are found.
     """
 
     def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits()):
@@ -347,7 +397,10 @@ class Materialisation:
         self.name = kb.name
         self.school = kb.school
         self.limits = base.limits if base else limits
+        self.base = base
         self.added = 0
+        self._unfired: dict[str, tuple[_Rule, dict]] = {}  # fire relation → its rule and aggregate values
+        self._by_chart: dict[str, dict] = {}  # relation → chart id → its rows (chart_rows)
         if base is None:
             self.plan = _Plan(kb)
             self.store = _Store()
@@ -360,42 +413,56 @@ class Materialisation:
         else:
             self.plan = base.plan
             self.store = _Store(base.store)
-            self.origins = dict(base.origins)
+            self.origins = ChainMap({}, base.origins)
 
     def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]]) -> "Materialisation":
         """A materialisation with these input facts (relation, arguments, origin) added and evaluated."""
         batch = Materialisation(self.kb, base=self)
+        given = defaultdict(list)
         for pred, args, origin in facts:
-            batch.store.add(pred, [tuple(args)])
-            batch.origins[(pred, tuple(args))] = origin
+            args = tuple(args)
+            given[pred].append(args)
+            batch.origins[(pred, args)] = origin
+        for pred, rows in given.items():
+            batch.store.add(pred, rows)
         batch._evaluate(self.plan.dynamic)
         return batch
 
     def _evaluate(self, strata) -> None:
-        for rules, recursive in strata:
-            values = {}
+        enabled = gc.isenabled()
+        gc.disable()  # the evaluation makes no cycles: collecting would only walk its tuples
+        try:
+            for rules, recursive in strata:
+                self._stratum(rules, recursive)
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _stratum(self, rules: list, recursive: bool) -> None:
+        values = {}
+        for rule in rules:
+            helpers, values[rule] = rule.aggregates(self.store)
+            for agg, rows in helpers.items():
+                self._add(rule, agg.helper, rows)
+        if not recursive:
             for rule in rules:
-                helpers, values[rule] = rule.aggregates(self.store)
-                for agg, rows in helpers.items():
-                    self._add(rule, agg.helper, rows)
-            if not recursive:
-                for rule in rules:
-                    fires, heads = rule.fire(rule.body, self.store, values[rule])
-                    self._add(rule, rule.compiled.fire, fires)
-                    self._add(rule, rule.compiled.rule.head.pred, heads)
-                continue
-            delta = self._round(values, [(rule, rule.body) for rule in rules], None)
-            rounds = 1
-            while delta:
-                rounds += 1
-                if rounds > self.limits.rounds:
-                    rule, pred = next(iter(delta.values()))[0]
-                    raise EvaluationLimit(rule.compiled.rule, f"{pred} keeps growing: no fixpoint after "
-                                          f"{self.limits.rounds} rounds of recursion")
-                changes = _Store()
-                for pred, (_, rows) in delta.items():
-                    changes.add(pred, rows)
-                delta = self._round(values, [(rule, body) for rule in rules for body in rule.deltas], changes)
+                fires, heads = rule.fire(rule.body, self.store, values[rule])
+                self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
+                self._unfired[rule.compiled.fire] = (rule, values[rule])
+                self._add(rule, rule.compiled.rule.head.pred, heads)
+            return
+        delta = self._round(values, [(rule, rule.body) for rule in rules], None)
+        rounds = 1
+        while delta:
+            rounds += 1
+            if rounds > self.limits.rounds:
+                rule, pred = next(iter(delta.values()))[0]
+                raise EvaluationLimit(rule.compiled.rule, f"{pred} keeps growing: no fixpoint after "
+                                      f"{self.limits.rounds} rounds of recursion")
+            changes = _Store()
+            for pred, (_, rows) in delta.items():
+                changes.add(pred, rows)
+            delta = self._round(values, [(rule, body) for rule in rules for body in rule.deltas], changes)
 
     def _round(self, values, bodies, changes) -> dict:
         """Fire the bodies once; the new head tuples by relation, with the first rule that made them."""
@@ -412,20 +479,40 @@ class Materialisation:
         return new
 
     def _add(self, rule: _Rule, pred: str, rows) -> None:
-        self.added += self.store.add(pred, rows)
+        self._count(rule, pred, self.store.add(pred, rows))
+
+    def _count(self, rule: _Rule, pred: str, added: int) -> None:
+        self.added += added
         if self.added > self.limits.tuples:
             raise EvaluationLimit(rule.compiled.rule, f"{pred} grew past the limit of {self.limits.tuples} "
                                   "derived tuples")
 
+    def _fired(self, pred: str) -> None:
+        """Compute a fire relation left for later, in the materialisation that evaluated its rule."""
+        if pred in self._unfired:
+            rule, values = self._unfired.pop(pred)
+            self.store.add(pred, rule.fire(rule.body, self.store, values)[0])
+        elif self.base is not None and pred in self.base._unfired:
+            self.base._fired(pred)
+
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
-        rows = set(self.store.match(pred, tuple(pattern)))
-        try:
-            return sorted(rows)  # a column of one kind sorts as it is
-        except TypeError:
-            return sorted(rows, key=sort_key)
+        self._fired(pred)
+        return _sorted(self.store.match(pred, tuple(pattern)))
+
+    def chart_rows(self, pred: str, chart_id: Value) -> list[tuple]:
+        """``query(pred, [chart_id, None …])`` without the chart id: the relation is read once
+        for every chart of the batch."""
+        charts = self._by_chart.get(pred)
+        if charts is None:
+            groups = defaultdict(list)
+            for row in self.store.rows(pred):
+                groups[row[0]].append(row[1:])
+            charts = self._by_chart[pred] = {chart: tuple(_sorted(rows)) for chart, rows in groups.items()}
+        return list(charts.get(chart_id, ()))
 
     def holds(self, pred: str, args: Pattern) -> bool:
+        self._fired(pred)
         return bool(self.store.match(pred, tuple(args)))
 
     def is_fact(self, pred: str, args: Sequence[Value]) -> bool:

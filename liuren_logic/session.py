@@ -51,6 +51,7 @@ class Session:
         self._charts: dict[str, Chart] = {}
         self._sources: dict[str, object] = {}  # chart id → what answers for it
         self._explainers: dict[int, "Explainer"] = {}
+        self._lookups: dict[str, dict] = {}  # relations no chart changes, as mappings (lookup)
 
     @property
     def name(self) -> str:
@@ -141,8 +142,27 @@ class Session:
         return self._sources.get(chart_id, self.base)
 
     def rows(self, pred: str, chart_id: str) -> list[tuple]:
+        return [(chart_id, *row) for row in self.chart_rows(pred, chart_id)]
+
+    def chart_rows(self, pred: str, chart_id: str) -> list[tuple]:
+        """A chart's tuples of ``pred``, sorted, without the chart id."""
+        source = self.source(chart_id)
+        if isinstance(source, Materialisation):
+            return source.chart_rows(pred, chart_id)
         arity = self.kb.program.preds[pred].arity
-        return self.source(chart_id).query(pred, [chart_id] + [None] * (arity - 1))
+        return [row[1:] for row in source.query(pred, [chart_id] + [None] * (arity - 1))]
+
+    def lookup(self, pred: str, chart_id: Optional[str] = None) -> dict:
+        """A relation as a mapping from its first column to its second (``branch_index``: 子 → 0), as
+        the chart's source answers it; one no chart input reaches is read once a session."""
+        if pred in self._lookups:
+            return self._lookups[pred]
+        static = pred not in self.kb.program.moving()
+        rows = (self.base if static else self.source(chart_id)).query(pred, [None] * self.kb.program.preds[pred].arity)
+        mapping = {row[0]: row[1] for row in rows}
+        if static:
+            self._lookups[pred] = mapping
+        return mapping
 
     def explainer(self, chart_id: Optional[str] = None) -> "Explainer":
         from .provenance import Explainer
