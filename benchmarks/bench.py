@@ -91,7 +91,9 @@ def kinliuren_inputs(day: str, offset: int) -> tuple[str, str, str, str]:
 
 def chart_list(session, limit: Optional[int]) -> list[tuple[str, int]]:
     """(day pillar, offset) in the order of ``Session.table``: 甲子 0…11, 乙丑 0…11, …"""
-    pillars = sorted(session.kb.query("pillar_index", [None, None, None]), key=lambda r: r[2])
+    # session.base, not session.kb: asking the pyDatalog KB would compile it, and every later cast
+    # would then also assert its facts there (inside the timed cast)
+    pillars = sorted(session.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
     charts = [(s + b, o) for s, b, _ in pillars for o in range(12)]
     return charts[:limit] if limit is not None else charts
 
@@ -101,6 +103,13 @@ def timed(fn: Callable[[], object]) -> tuple[float, object]:
     start = time.perf_counter()
     value = fn()
     return time.perf_counter() - start, value
+
+
+def timed_both(fn: Callable[[], object]) -> tuple[float, float, object]:
+    """(wall, CPU seconds of this process, value): on a loaded machine CPU time is the better guide."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    value = fn()
+    return time.perf_counter() - wall, time.process_time() - cpu, value
 
 
 def median(values):
@@ -228,33 +237,38 @@ def per_chart(liuren_class, charts, repeat: int, log) -> tuple[dict, list[dict]]
     """(a), (b), (c) interleaved chart by chart so both sides see the same machine load."""
     kin_t = [[] for _ in charts]
     cast_t = [[] for _ in charts]
+    kin_cpu = [[] for _ in charts]
+    cast_cpu = [[] for _ in charts]
     why_t = [[] for _ in charts]
     rows: list[dict] = []
     for rep in range(repeat):
         session = new_session()  # a new session per repeat: nothing is cached between repeats
         for i, (day, offset) in enumerate(charts):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             try:
                 kin = kinliuren_cast(liuren_class, day, offset)
             except Exception as error:  # kinliuren fails on some charts: record it, keep the time
                 kin = {"error": f"{type(error).__name__}: {error}"}
-            seconds = time.perf_counter() - start
-            seconds_b, chart = timed(lambda: our_cast(session, day, offset))
+            seconds, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+            seconds_b, cpu_b, chart = timed_both(lambda: our_cast(session, day, offset))
             seconds_c, _ = timed(lambda: session.why(chart, "initial"))
             kin_t[i].append(seconds)
             cast_t[i].append(seconds_b)
+            kin_cpu[i].append(cpu)
+            cast_cpu[i].append(cpu_b)
             why_t[i].append(seconds_c)
             if rep == 0:
                 rows.append(compare_row(session, chart, day, offset, kin))
             if log and (i + 1) % 120 == 0:
                 log(f"  repeat {rep + 1}/{repeat}: {i + 1}/{len(charts)} charts")
     times = {"kin": [median(t) for t in kin_t], "cast": [median(t) for t in cast_t],
-             "why": [median(t) for t in why_t]}
+             "why": [median(t) for t in why_t],
+             "kin_cpu": [median(t) for t in kin_cpu], "cast_cpu": [median(t) for t in cast_cpu]}
     return times, rows
 
 
 def compare_row(session, chart, day, offset, kin) -> dict:
-    short = dict(session.kb.query("general_short", [None, None]))
+    short = dict(session.base.query("general_short", [None, None]))
     ours_generals = [short.get(chart.generals.get(b), chart.generals.get(b)) for b in chart.sanchuan]
     return {"chart": chart.id, "day": day, "offset": offset, "jiang": jiang_of(offset),
             "kinliuren_inputs": list(kinliuren_inputs(day, offset)),
@@ -308,16 +322,17 @@ def bench(limit: Optional[int], repeat: int, audit_mode: str, log=print) -> dict
     kin_total = sum(t for t in times["kin"] if t is not None)
 
     log("(d): the table with every conclusion …")
-    table_runs, table_load = [], []
+    table_runs, table_cpu, table_load = [], [], []
     for _ in range(repeat):
         gc.collect()
-        seconds, table = timed(lambda: full_table(limit))
+        seconds, cpu, table = timed_both(lambda: full_table(limit))
         table_runs.append(seconds)
+        table_cpu.append(cpu)
         table_load.append(table["load_s"])
     table_s = median(table_runs)
 
     compare = find_audit()
-    audit_s, audit_note = None, None
+    audit_s, audit_cpu_s, audit_note = None, None, None
     if compare is None:
         audit_note = "not available: liuren_logic.audit.compare does not exist"
     elif audit_mode == "never" or (audit_mode == "auto" and not full):
@@ -325,7 +340,8 @@ def bench(limit: Optional[int], repeat: int, audit_mode: str, log=print) -> dict
     else:
         log("(e): the audit of two schools …")
         try:
-            audit_s = median([timed(lambda: run_audit(compare))[0] for _ in range(repeat)])
+            runs = [timed_both(lambda: run_audit(compare))[:2] for _ in range(repeat)]
+            audit_s, audit_cpu_s = median([w for w, _ in runs]), median([c for _, c in runs])
         except Exception as error:  # the audit is someone else's module: report, do not die
             audit_note = f"failed: {type(error).__name__}: {error}"
 
@@ -342,19 +358,26 @@ def bench(limit: Optional[int], repeat: int, audit_mode: str, log=print) -> dict
         "kinliuren_ms_median": kin_ms,
         "cast_ms_median": cast_ms,
         "cast_ratio": ratio(cast_ms, kin_ms),
+        "kinliuren_cpu_ms_median": median(times["kin_cpu"]) * 1000,
+        "cast_cpu_ms_median": median(times["cast_cpu"]) * 1000,
+        "cast_cpu_ratio": ratio(median(times["cast_cpu"]), median(times["kin_cpu"])),
+        "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "why_ms_median": why_ms,
         "why_ratio": ratio(why_ms, kin_ms),
         "kinliuren_total_s": kin_total,
         "cast_total_s": sum(times["cast"]),
         "why_total_s": sum(times["why"]),
         "table_s": table_s,
+        "table_cpu_s": median(table_cpu),
         "table_load_s": median(table_load),
+        "table_without_load_s": table_s - median(table_load),
         "table_ratio": ratio(table_s, kin_total),
         "table_charts": table["charts"],
         "table_values_read": table["values_read"],
         "table_properties": chart_properties(),
         "table_extra_relations": table["extra_relations"],
         "audit_s": audit_s,
+        "audit_cpu_s": audit_cpu_s,
         "audit_ratio": ratio(audit_s, 2 * kin_total) if audit_s is not None else None,
         "audit_note": audit_note,
         "startup_s": startup_s,
@@ -394,6 +417,10 @@ def report(r: dict, sample: int) -> str:
         f"(a) total {r['kinliuren_total_s']:.2f} s; (b) total {r['cast_total_s']:.2f} s; "
         f"(c) total {r['why_total_s']:.2f} s; school load {r['table_load_s']:.2f} s; "
         f"kinliuren start-up {fmt(r['kinliuren_startup_s'], ' s')}",
+        f"CPU: (a) {fmt(r['kinliuren_cpu_ms_median'], ' ms')}, (b) {fmt(r['cast_cpu_ms_median'], ' ms')} "
+        f"(ratio {fmt(r['cast_cpu_ratio'])}); (d) {fmt(r['table_cpu_s'], ' s')} "
+        f"({fmt(r['table_without_load_s'], ' s')} wall without the load); (e) {fmt(r['audit_cpu_s'], ' s')}; "
+        f"load average {fmt(r['load_average'])}",
     ]
     if r["audit_note"]:
         lines.append(f"(e) {r['audit_note']}")

@@ -170,7 +170,8 @@ def compare(a: Session, b: Session, inputs_of: Optional[Callable[[Session], list
     size = CHUNK if release else BATCH
     for start in range(0, len(chosen), size):
         part = chosen[start:start + size]
-        casts = [session.cast_many([pair[i] for pair, _ in part]) for i, session in enumerate((a, b))]
+        casts = [a.cast_many([x for (x, _), _ in part])]
+        casts.append(b.cast_many([y for (_, y), _ in part], alongside=a))  # what both define alike, derived once
         for before, after, (_, count) in zip(*casts, part):
             _differ(audit, before, after, count)
         if release:

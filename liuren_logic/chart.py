@@ -30,7 +30,7 @@ class ChartInput:
     extra: tuple = ()
     tag: str = ""
 
-    @property
+    @cached_property  # asked for at every fact and every read
     def id(self) -> str:
         return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時" + (f" {self.tag}" if self.tag else "")
 
@@ -50,7 +50,7 @@ class DatedInput:
     extra: tuple = ()  # (relation, arguments, origin): what the readings ask for, the querent
     tag: str = ""      # names the querent's facts in the id
 
-    @property
+    @cached_property
     def id(self) -> str:
         local = self.moment.local
         return f"{local:%Y-%m-%d %H:%M:%S}{local:%z}" + (f" {self.tag}" if self.tag else "")

@@ -51,14 +51,17 @@ class _Store:
     not hold from the parent and writes only to itself, copying a parent relation first.
     """
 
-    def __init__(self, parent: "_Store | None" = None):
+    def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset()):
         self.parent = parent
+        self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
         self.relations: dict[str, set] = {}
         self._indexes: dict[str, dict] = {}  # relation → (what is indexed → table)
 
     def rows(self, pred: str) -> set:
         if pred in self.relations:
             return self.relations[pred]
+        if pred in self.shared:
+            return self.twin.rows(pred)
         return self.parent.rows(pred) if self.parent else set()
 
     def add(self, pred: str, rows: Iterable[tuple]) -> int:
@@ -81,8 +84,11 @@ class _Store:
     def tails(self, pred: str, positions: tuple, consts: tuple, outputs: Optional[tuple], checks: tuple) -> dict:
         """As :meth:`index`, but of each row with equal values at each ``checks`` pair (p, q), only
         the values at ``outputs`` (a tuple; the whole row for ``None``): what a join appends."""
-        if pred not in self.relations and self.parent is not None:
-            return self.parent.tails(pred, positions, consts, outputs, checks)
+        if pred not in self.relations:
+            if pred in self.shared:
+                return self.twin.tails(pred, positions, consts, outputs, checks)
+            if self.parent is not None:
+                return self.parent.tails(pred, positions, consts, outputs, checks)
         tables = self._indexes.setdefault(pred, {})
         key = (positions, consts, outputs, checks)
         table = tables.get(key)
@@ -154,8 +160,9 @@ class _Body:
     variables (an atom binds its new variables left to right), so each operation only
     appends to it: ``slots`` maps a variable to its place. A join reads, through an
     index on the bound positions, only the values a row adds (rows that repeat a new
-    variable are checked when the index is built); an assignment or test is computed
-    once per distinct set of values it reads.
+    variable are checked when the index is built); an atom bound in every argument is
+    looked up in the relation itself; an assignment or test is computed once per
+    distinct set of values it reads.
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None):
@@ -188,11 +195,16 @@ class _Body:
             consts, positions, key_slots = self._probe(literal.args, bound)
             outputs, checks = _unbound(literal.args, positions + tuple(p for p, _ in consts))
             kind = "join" if outputs else "semijoin"
-            return (kind, literal.pred, positions, consts, tuple(outputs), checks, _key_function(key_slots), delta)
+            if positions == tuple(range(len(literal.args))) and len(positions) > 1:
+                kind = "member"  # every argument bound, in order: the binding's key is a row of the relation
+            whole = outputs == list(range(len(literal.args)))  # a scan: the rows themselves
+            return (kind, literal.pred, positions, consts, None if whole else tuple(outputs), checks,
+                    _key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
-            return ("not", literal.atom.pred, positions, consts, (), checks, _key_function(key_slots), False)
+            kind = "absent" if positions == tuple(range(len(literal.atom.args))) and len(positions) > 1 else "not"
+            return (kind, literal.atom.pred, positions, consts, (), checks, _key_function(key_slots), False)
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
@@ -216,7 +228,13 @@ class _Body:
         bindings: list[tuple] = [()]
         for op in self.ops:
             kind = op[0]
-            if kind in ("join", "semijoin", "not"):
+            if kind == "member":
+                rows, key = (delta if op[7] else store).rows(op[1]), op[6]
+                out = [b for b in bindings if key(b) in rows]
+            elif kind == "absent":
+                rows, key = store.rows(op[1]), op[6]
+                out = [b for b in bindings if key(b) not in rows]
+            elif kind in ("join", "semijoin", "not"):
                 _, pred, positions, consts, outputs, checks, key, from_delta = op
                 table = (delta if from_delta else store).tails(pred, positions, consts, outputs, checks)
                 if kind == "not":
@@ -282,9 +300,11 @@ def _tails(rows, outputs: Optional[tuple]) -> Iterable[tuple]:
         return rows
     if not outputs:
         return repeat((), len(rows))
-    if len(outputs) == 1:
-        return zip(map(itemgetter(outputs[0]), rows))  # zip of one iterable: 1-tuples
-    return map(itemgetter(*outputs), rows)
+    if len(outputs) == 1:  # few distinct values (branches, stems): one tuple each
+        values = list(map(itemgetter(outputs[0]), rows))
+        return map({v: (v,) for v in set(values)}.__getitem__, values)
+    tails = list(map(itemgetter(*outputs), rows))
+    return map({}.setdefault, tails, tails)  # equal tails as one tuple: fewer objects to keep
 
 
 def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
@@ -372,6 +392,28 @@ class _Plan:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
 
 
+def _alike(a: KnowledgeBase, b: KnowledgeBase) -> frozenset[str]:
+    """The relations ``b`` defines as ``a`` does: the same declaration, facts and rules, reading
+    only relations alike (input relations are alike when declared alike: a batch's given facts
+    are compared when it is cast). Over the same input facts they hold the same tuples."""
+    facts_a, facts_b = _facts_by_relation(a.program), _facts_by_relation(b.program)
+    alike: set[str] = set()
+    for members, _ in b.program.strata():
+        if all(a.program.preds.get(p) == b.program.preds.get(p) and facts_a.get(p) == facts_b.get(p)
+               and [c.rule for c in a.rules_for.get(p, ())] == [c.rule for c in b.rules_for.get(p, ())]
+               and all(q in alike or q in members for q in b.program.dependencies.predecessors(p))
+               for p in members):
+            alike.update(members)
+    return frozenset(alike)
+
+
+def _facts_by_relation(program) -> dict[str, set]:
+    facts = defaultdict(set)
+    for fact in program.facts:
+        facts[fact.head.pred].add(tuple(a.value for a in fact.head.args))
+    return facts
+
+
 def _sorted(rows) -> list[tuple]:
     try:
         return sorted(rows)  # a column of one kind sorts as it is
@@ -390,7 +432,8 @@ class Materialisation:
     since it reads only lower strata. Those of recursive rules are kept as they are found.
     """
 
-    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits()):
+    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits(),
+                 twin: "Materialisation | None" = None, shared: frozenset = frozenset()):
         self.kb = kb
         self.program = kb.program
         self.rules_for = kb.rules_for
@@ -398,9 +441,13 @@ class Materialisation:
         self.school = kb.school
         self.limits = base.limits if base else limits
         self.base = base
+        self.twin, self.shared = twin, shared
         self.added = 0
-        self._unfired: dict[str, tuple[_Rule, dict]] = {}  # fire relation → its rule and aggregate values
+        self.given: frozenset = frozenset()  # a batch's input facts, (relation, arguments)
+        self._unfired: dict[str, tuple[_Rule, Optional[dict]]] = {}  # fire relation → its rule, aggregate values
+        self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of the rules read from the twin
         self._by_chart: dict[str, dict] = {}  # relation → chart id → its rows (chart_rows)
+        self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         if base is None:
             self.plan = _Plan(kb)
             self.store = _Store()
@@ -412,28 +459,50 @@ class Materialisation:
             self._evaluate(self.plan.static)
         else:
             self.plan = base.plan
-            self.store = _Store(base.store)
+            self.store = _Store(base.store, twin.store if twin else None, shared)
             self.origins = ChainMap({}, base.origins)
 
-    def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]]) -> "Materialisation":
-        """A materialisation with these input facts (relation, arguments, origin) added and evaluated."""
-        batch = Materialisation(self.kb, base=self)
+    def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]],
+               alongside: "Materialisation | None" = None) -> "Materialisation":
+        """A materialisation with these input facts (relation, arguments, origin) added and evaluated.
+
+        ``alongside``: another school's materialisation of the same input facts (an audit). The
+        relations both schools define alike (:func:`_alike`) are read from it, not derived again.
+        """
         given = defaultdict(list)
+        origins = {}
         for pred, args, origin in facts:
             args = tuple(args)
             given[pred].append(args)
-            batch.origins[(pred, args)] = origin
+            origins[(pred, args)] = origin
+        twin, shared = None, frozenset()
+        if alongside is not None and alongside.given == origins.keys():
+            twin, shared = alongside, self._alike_with(alongside.base)
+        batch = Materialisation(self.kb, base=self, twin=twin, shared=shared)
+        batch.given = frozenset(origins)
+        batch.origins.update(origins)
         for pred, rows in given.items():
-            batch.store.add(pred, rows)
+            if pred not in shared:
+                batch.store.add(pred, rows)
         batch._evaluate(self.plan.dynamic)
         return batch
+
+    def _alike_with(self, other: "Materialisation") -> frozenset:
+        if id(other) not in self._alike:
+            self._alike[id(other)] = (other, _alike(other.kb, self.kb))
+        return self._alike[id(other)][1]
 
     def _evaluate(self, strata) -> None:
         enabled = gc.isenabled()
         gc.disable()  # the evaluation makes no cycles: collecting would only walk its tuples
         try:
             for rules, recursive in strata:
-                self._stratum(rules, recursive)
+                if self.shared and all(rule.compiled.rule.head.pred in self.shared for rule in rules):
+                    for rule in rules:  # read from the twin; fire relations and helpers when asked
+                        self._unfired[rule.compiled.fire] = (rule, None)
+                        self._unhelped.update((agg.helper, rule) for agg in rule.compiled.aggregates.values())
+                else:
+                    self._stratum(rules, recursive)
         finally:
             if enabled:
                 gc.enable()
@@ -488,12 +557,23 @@ class Materialisation:
                                   "derived tuples")
 
     def _fired(self, pred: str) -> None:
-        """Compute a fire relation left for later, in the materialisation that evaluated its rule."""
+        """Compute a fire relation (or aggregate helper) left for later, in the materialisation that
+        evaluated its rule."""
+        if pred in self._unhelped:
+            self._help(self._unhelped[pred])
         if pred in self._unfired:
             rule, values = self._unfired.pop(pred)
-            self.store.add(pred, rule.fire(rule.body, self.store, values)[0])
-        elif self.base is not None and pred in self.base._unfired:
+            self.store.add(pred, rule.fire(rule.body, self.store, values or self._help(rule))[0])
+        elif self.base is not None and (pred in self.base._unfired or pred in self.base._unhelped):
             self.base._fired(pred)
+
+    def _help(self, rule: _Rule) -> dict:
+        """Derive here the aggregate helpers of a rule read from the twin; its aggregate values."""
+        helpers, values = rule.aggregates(self.store)
+        for agg, rows in helpers.items():
+            self._unhelped.pop(agg.helper, None)
+            self.store.add(agg.helper, rows)
+        return values
 
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
@@ -503,6 +583,8 @@ class Materialisation:
     def chart_rows(self, pred: str, chart_id: Value) -> list[tuple]:
         """``query(pred, [chart_id, None …])`` without the chart id: the relation is read once
         for every chart of the batch."""
+        if pred in self.shared and pred not in self.store.relations:
+            return self.twin.chart_rows(pred, chart_id)
         charts = self._by_chart.get(pred)
         if charts is None:
             groups = defaultdict(list)
@@ -522,6 +604,7 @@ class Materialisation:
         return self.program.preds.get(pred)
 
     def aggregate_value(self, agg: CompiledAggregate, group: Sequence[Value]):
+        self._fired(agg.helper)
         rows = self.store.match(agg.helper, [*group] + [None] * len(agg.inner)) if agg.group else \
             list(self.store.rows(agg.helper))
         if not rows:

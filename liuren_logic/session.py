@@ -107,13 +107,22 @@ class Session:
         querent.check(m.year)
         return DatedInput(m, extra + querent.facts, querent.tag)
 
-    def cast_many(self, inputs: Sequence) -> list[Chart]:
-        """Cast a batch of charts in one evaluation; a chart cast before is returned as it was."""
+    def cast_many(self, inputs: Sequence, alongside: Optional["Session"] = None) -> list[Chart]:
+        """Cast a batch of charts in one evaluation; a chart cast before is returned as it was.
+
+        ``alongside``: another school's session that has just cast the same batch (an audit); what
+        both schools define alike is read from its evaluation instead of derived again.
+        """
         new = {i.id: i for i in inputs if i.id not in self._charts}
         facts = [fact for i in new.values() for fact in i.facts()]
         for pred, args, origin in facts:
             self.kb.add_fact(pred, args, origin)
-        source = self.base.extend(facts) if self.engine == "materialise" and facts else self.kb
+        if self.engine == "materialise" and facts:
+            twins = {id(t): t for t in (alongside._sources.get(i) for i in new) if t is not None} if alongside else {}
+            twin = next(iter(twins.values())) if len(twins) == 1 else None
+            source = self.base.extend(facts, twin if isinstance(twin, Materialisation) else None)
+        else:
+            source = self.kb
         for chart_id, chart_input in new.items():
             self._charts[chart_id] = Chart(self, chart_input)
             self._sources[chart_id] = source

@@ -120,6 +120,28 @@ def test_two_schools_in_one_process_answer_as_each_alone(engine, step):
     assert together[0] != together[1]
 
 
+def test_a_school_cast_alongside_another_reads_what_both_define_alike_and_answers_as_alone(default):
+    """An audit casts the second school alongside the first: the relations both define alike are read
+    from the first's evaluation; every relation, and a derivation through them, is as the school's alone."""
+    inputs = _table(default)[::37]
+    default.cast_many(inputs)
+    beside, alone = (Session(readings={"punishment": "seed000"}) for _ in range(2))
+    together = beside.cast_many(inputs, alongside=default)
+    apart = alone.cast_many(inputs)
+    batch = beside.source(together[0].id)
+    assert {"tianpan", "lesson", "general", "noble"} <= batch.shared and "transmission" not in batch.shared
+    moving = sorted(p for p in alone.kb.program.moving() if alone.kb.program.preds[p].params[0][1] == "text")
+    for x, y in zip(together, apart):
+        for pred in moving:
+            assert x.rows(pred) == y.rows(pred), (pred, x.id)
+    for question in ("noble", "initial"):  # a shared relation, and one derived anew over shared ones
+        graphs = [s.why(c, question) for s, c in ((beside, together[3]), (alone, apart[3]))]
+        nodes = [sorted(map(repr, g.nodes(data=True))) for g in graphs]
+        assert nodes[0] == nodes[1] and len(nodes[0]) > 3 and sorted(graphs[0].edges) == sorted(graphs[1].edges)
+    other_inputs = Session(readings={"punishment": "seed000"})
+    assert not other_inputs.source(other_inputs.cast_many(inputs[:2], alongside=default)[0].id).shared  # other facts
+
+
 def test_render_cases_tallies(default, zhinan_cases):
     text = render_cases(follows([default], zhinan_cases[:5]))
     assert "default: 5" in text
@@ -185,8 +207,8 @@ def test_dated_batches_cast_each_distinct_chart_once_and_release_them(monkeypatc
     casts, seen = [], []
     for session in (late, midnight):
         original = session.cast_many
-        monkeypatch.setattr(session, "cast_many", lambda inputs, original=original: casts.append(len(inputs))
-                            or original(inputs))
+        monkeypatch.setattr(session, "cast_many", lambda inputs, original=original, **options:
+                            casts.append(len(inputs)) or original(inputs, **options))
     monkeypatch.setattr(A, "BATCH", 10)
     monkeypatch.setattr(A, "CHUNK", 4)
     kept = whole.differences[0].chart
