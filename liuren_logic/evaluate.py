@@ -534,7 +534,9 @@ class Materialisation:
             delta = self._round(values, [(rule, body) for rule in rules for body in rule.deltas], changes)
 
     def _round(self, values, bodies, changes) -> dict:
-        """Fire the bodies once; the new head tuples by relation, with the first rule that made them."""
+        """Fire the bodies once over the store as the last round left it (so that no index is built
+        again within a round), then add what they found; the new head tuples by relation, with the
+        first rule that made them."""
         new: dict[str, tuple] = {}
         for rule, body in bodies:
             fires, heads = rule.fire(body, self.store, values[rule], changes)
@@ -542,9 +544,10 @@ class Materialisation:
             pred = rule.compiled.rule.head.pred
             fresh = set(heads) - self.store.rows(pred)
             if fresh:
-                self._add(rule, pred, fresh)
                 first, rows = new.get(pred, ((rule, pred), set()))
                 new[pred] = (first, rows | fresh)
+        for pred, ((rule, _), rows) in new.items():
+            self._add(rule, pred, rows)
         return new
 
     def _add(self, rule: _Rule, pred: str, rows) -> None:
