@@ -55,7 +55,8 @@ class _Store:
         self.parent = parent
         self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
         self.relations: dict[str, set] = {}
-        self._indexes: dict[str, dict] = {}  # relation → (what is indexed → table)
+        self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table
+        self._kept: dict[str, list] = defaultdict(list)  # relation → the keys of its tables
 
     def rows(self, pred: str) -> set:
         if pred in self.relations:
@@ -73,43 +74,46 @@ class _Store:
         relation.update(rows)
         grew = len(relation) - before
         if grew:
-            self._indexes.pop(pred, None)
+            for spec in self._kept.pop(pred, ()):
+                del self._tables[spec]
         return grew
 
     def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
         """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
         ``positions``: the value itself for one position, a tuple for several, () for none."""
-        return self.tails(pred, positions, consts, None, ())
+        return self.table((pred, positions, consts, None, ()))
 
-    def tails(self, pred: str, positions: tuple, consts: tuple, outputs: Optional[tuple], checks: tuple) -> dict:
-        """As :meth:`index`, but of each row with equal values at each ``checks`` pair (p, q), only
-        the values at ``outputs`` (a tuple; the whole row for ``None``): what a join appends."""
+    def table(self, spec: tuple) -> dict:
+        """As :meth:`index` for ``spec`` = (relation, positions, consts, outputs, checks), but of each
+        row with equal values at each ``checks`` pair (p, q), only the values at ``outputs`` (a
+        tuple; the whole row for ``None``): what a join appends to a binding."""
+        table = self._tables.get(spec)
+        if table is not None:
+            return table
+        pred, positions, consts, outputs, checks = spec
         if pred not in self.relations:
             if pred in self.shared:
-                return self.twin.tails(pred, positions, consts, outputs, checks)
+                return self.twin.table(spec)
             if self.parent is not None:
-                return self.parent.tails(pred, positions, consts, outputs, checks)
-        tables = self._indexes.setdefault(pred, {})
-        key = (positions, consts, outputs, checks)
-        table = tables.get(key)
-        if table is None:
-            if consts:  # the rows with these constants, through an index on their positions
-                where = tuple(p for p, _ in consts)
-                values = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
-                rows = self.index(pred, where).get(values, ())
-            else:
-                rows = self.rows(pred)
-            if checks:
-                rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
-            tails = _tails(rows, outputs)
-            if positions:
-                grouped = defaultdict(list)
-                for k, tail in zip(map(itemgetter(*positions), rows), tails):
-                    grouped[k].append(tail)
-                table = {k: tuple(found) for k, found in grouped.items()}  # the collector need not follow tuples
-            else:
-                table = {(): tuple(tails)} if rows else {}
-            tables[key] = table
+                return self.parent.table(spec)
+        if consts:  # the rows with these constants, through an index on their positions
+            where = tuple(p for p, _ in consts)
+            values = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
+            rows = self.index(pred, where).get(values, ())
+        else:
+            rows = self.rows(pred)
+        if checks:
+            rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
+        tails = _tails(rows, outputs)
+        if positions:
+            grouped = defaultdict(list)
+            for k, tail in zip(map(itemgetter(*positions), rows), tails):
+                grouped[k].append(tail)
+            table = {k: tuple(found) for k, found in grouped.items()}  # the collector need not follow tuples
+        else:
+            table = {(): tuple(tails)} if rows else {}
+        self._tables[spec] = table
+        self._kept[pred].append(spec)
         return table
 
     def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
@@ -198,13 +202,14 @@ class _Body:
             if positions == tuple(range(len(literal.args))) and len(positions) > 1:
                 kind = "member"  # every argument bound, in order: the binding's key is a row of the relation
             whole = outputs == list(range(len(literal.args)))  # a scan: the rows themselves
-            return (kind, literal.pred, positions, consts, None if whole else tuple(outputs), checks,
-                    _key_function(key_slots), delta)
+            return (kind, literal.pred, positions, (literal.pred, positions, consts, None if whole else tuple(outputs),
+                    checks), _key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             kind = "absent" if positions == tuple(range(len(literal.atom.args))) and len(positions) > 1 else "not"
-            return (kind, literal.atom.pred, positions, consts, (), checks, _key_function(key_slots), False)
+            return (kind, literal.atom.pred, positions, (literal.atom.pred, positions, consts, (), checks),
+                    _key_function(key_slots), False)
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
@@ -220,23 +225,24 @@ class _Body:
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
-        return ("aggregate", agg, _key_function(tuple(slots[n] for n in agg.group)), bound_slot)
+        return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
+                bound_slot)
 
     def run(self, store: _Store, values: dict, delta: "_Store | None" = None) -> list[tuple]:
-        """All complete bindings; ``values`` maps an aggregate to its group → value table, and
-        the atom at position ``self.delta`` reads the ``delta`` store."""
+        """All complete bindings; ``values`` maps an aggregate (by its helper's name) to its
+        group → value table, and the atom at position ``self.delta`` reads the ``delta`` store."""
         bindings: list[tuple] = [()]
         for op in self.ops:
             kind = op[0]
             if kind == "member":
-                rows, key = (delta if op[7] else store).rows(op[1]), op[6]
+                rows, key = (delta if op[5] else store).rows(op[1]), op[4]
                 out = [b for b in bindings if key(b) in rows]
             elif kind == "absent":
-                rows, key = store.rows(op[1]), op[6]
+                rows, key = store.rows(op[1]), op[4]
                 out = [b for b in bindings if key(b) not in rows]
             elif kind in ("join", "semijoin", "not"):
-                _, pred, positions, consts, outputs, checks, key, from_delta = op
-                table = (delta if from_delta else store).tails(pred, positions, consts, outputs, checks)
+                _, pred, positions, spec, key, from_delta = op
+                table = (delta if from_delta else store).table(spec)
                 if kind == "not":
                     out = [b for b in bindings if key(b) not in table]
                 elif kind == "semijoin":
@@ -254,8 +260,8 @@ class _Body:
                 test, memo = op[1], {}
                 out = [b for b in bindings if test(b, memo)]
             else:
-                _, agg, group, bound_slot = op
-                table, count = values[agg], agg.literal.func == "count"
+                _, helper, count, group, bound_slot = op
+                table = values[helper]
                 out = []
                 for binding in bindings:
                     value = table.get(group(binding), 0 if count else None)
@@ -351,23 +357,25 @@ class _Rule:
         self.body = _Body(compiled.body, compiled.aggregates)
         self.deltas = [_Body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
                        if isinstance(literal, S.Atom) and literal.pred in stratum]
-        self.inner = {}
+        self.inner = []  # (aggregate, its body, the helper row of a binding)
         for agg in compiled.aggregates.values():
             inner = _Body(agg.context + agg.body, {})
-            self.inner[agg] = (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))
+            self.inner.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
         self.head = _row_function(compiled.rule.head.args, self.body.slots)
 
-    def aggregates(self, store: _Store) -> tuple[dict, dict]:
-        """(helper rows, group → value table) of each aggregate of this rule over the store."""
-        helpers = {agg: list(map(reorder, body.run(store, {}))) for agg, (body, reorder) in self.inner.items()}
+    def aggregates(self, store: _Store) -> tuple[list, dict]:
+        """(aggregate, helper rows) of each aggregate of this rule over the store, and each one's
+        group → value table by its helper's name."""
+        helpers = [(agg, list(map(reorder, body.run(store, {})))) for agg, (body, reorder) in self.inner]
         values = {}
-        for agg, rows in helpers.items():
+        for agg, rows in helpers:
             groups = defaultdict(set)
             width = len(agg.group)
             term = (agg.group + agg.inner).index(agg.literal.term.name)
             for row in rows:
                 groups[row[:width]].add(row[term])
-            values[agg] = {_group_key(group): aggregate(agg.literal.func, terms) for group, terms in groups.items()}
+            values[agg.helper] = {_group_key(group): aggregate(agg.literal.func, terms)
+                                  for group, terms in groups.items()}
         return helpers, values
 
     def fire(self, body: _Body, store: _Store, values: dict, delta: "_Store | None" = None):
@@ -510,15 +518,18 @@ class Materialisation:
     def _stratum(self, rules: list, recursive: bool) -> None:
         values = {}
         for rule in rules:
-            helpers, values[rule] = rule.aggregates(self.store)
-            for agg, rows in helpers.items():
-                self._add(rule, agg.helper, rows)
+            values[rule] = {}
+            if rule.inner:
+                helpers, values[rule] = rule.aggregates(self.store)
+                for agg, rows in helpers:
+                    self._add(rule, agg.helper, rows)
         if not recursive:
             for rule in rules:
                 fires, heads = rule.fire(rule.body, self.store, values[rule])
-                self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
-                self._unfired[rule.compiled.fire] = (rule, values[rule])
-                self._add(rule, rule.compiled.rule.head.pred, heads)
+                if fires:  # a rule that fires nowhere leaves its relations as they are
+                    self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
+                    self._unfired[rule.compiled.fire] = (rule, values[rule])
+                    self._add(rule, rule.compiled.rule.head.pred, heads)
             return
         delta = self._round(values, [(rule, rule.body) for rule in rules], None)
         rounds = 1
@@ -566,14 +577,14 @@ class Materialisation:
             self._help(self._unhelped[pred])
         if pred in self._unfired:
             rule, values = self._unfired.pop(pred)
-            self.store.add(pred, rule.fire(rule.body, self.store, values or self._help(rule))[0])
+            self.store.add(pred, rule.fire(rule.body, self.store, self._help(rule) if values is None else values)[0])
         elif self.base is not None and (pred in self.base._unfired or pred in self.base._unhelped):
             self.base._fired(pred)
 
     def _help(self, rule: _Rule) -> dict:
         """Derive here the aggregate helpers of a rule read from the twin; its aggregate values."""
         helpers, values = rule.aggregates(self.store)
-        for agg, rows in helpers.items():
+        for agg, rows in helpers:
             self._unhelped.pop(agg.helper, None)
             self.store.add(agg.helper, rows)
         return values
