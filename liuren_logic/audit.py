@@ -27,10 +27,12 @@ if TYPE_CHECKING:
 
 BATCH = 1440  # an audit of at most this many distinct charts keeps them all (the day and night table)
 CHUNK = 240  # beyond it, charts are cast, compared and released this many at a time (~40 MB a session)
-# Measured (a year hourly, 8784 moments, 4401 charts, punishment=seed000): 25 s CPU, 243 MB peak;
-# a month (744 moments) 225 MB. Each moment held costs about 2.3 KB and 2.9 ms, so 500 MB
-# holds (500 − 225) MB / 2.3 KB ≈ 119,000 moments, about six minutes.
-MAX_MOMENTS = 119_000
+# Measured (punishment=seed000, hourly, machine loaded, CPU): a year (8760 moments, 4391 charts) 20.9 s and
+# 240 MB peak; two years (17,520 moments) 41.8 s and 345 MB. Each further moment costs about 12 KB (most
+# charts change, and a changed chart keeps its row under both readings) and 2.4 ms, so 500 MB holds
+# 17,520 + (500 − 345) MB / 12 KB ≈ 30,400 moments.
+MAX_MOMENTS = 30_000
+SECONDS_PER_MOMENT = 0.0024
 
 CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
 
@@ -140,7 +142,7 @@ def moments(start: str, stop: str, step: str) -> list[datetime]:
     count = int((last - first) / delta) + 1
     if count > MAX_MOMENTS:
         raise InputError(f"{count} moments is too many for one audit (at most {MAX_MOMENTS}: "
-                         f"about {MAX_MOMENTS * 3 // 1000} s and 500 MB)")
+                         f"about {round(MAX_MOMENTS * SECONDS_PER_MOMENT)} s and 500 MB)")
     return [first + i * delta for i in range(count)]
 
 

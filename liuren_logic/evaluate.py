@@ -506,9 +506,7 @@ class Materialisation:
         try:
             for rules, recursive in strata:
                 if self.shared and all(rule.compiled.rule.head.pred in self.shared for rule in rules):
-                    for rule in rules:  # read from the twin; fire relations and helpers when asked
-                        self._unfired[rule.compiled.fire] = (rule, None)
-                        self._unhelped.update((agg.helper, rule) for agg in rule.compiled.aggregates.values())
+                    self._read_later(rules)
                 else:
                     self._stratum(rules, recursive)
         finally:
@@ -569,6 +567,13 @@ class Materialisation:
         if self.added > self.limits.tuples:
             raise EvaluationLimit(rule.compiled.rule, f"{pred} grew past the limit of {self.limits.tuples} "
                                   "derived tuples")
+
+    def _read_later(self, rules) -> None:
+        """Rules whose relations are here without their being fired (read from the twin, or restored
+        whole): their fire relations and aggregate helpers are derived when asked."""
+        for rule in rules:
+            self._unfired[rule.compiled.fire] = (rule, None)
+            self._unhelped.update((agg.helper, rule) for agg in rule.compiled.aggregates.values())
 
     def _fired(self, pred: str) -> None:
         """Compute a fire relation (or aggregate helper) left for later, in the materialisation that
