@@ -12,7 +12,8 @@ SEEDS = ("000", "003")
 # lines are quoted as docs/coverage_keti.md and docs/coverage_bifa.md give them, with where
 # each text was read; the seeds are checked word for word.
 BOOKS = {"大全": "《六壬大全》課經", "心鏡": "《大六壬心鏡》 in 《六壬大全》", "訂訛": "《訂訛》 in 《六壬大全》",
-         "觀月": "《觀月經》 in 《六壬大全》", "指南": "《六壬指南》", "畢法": "凌福之《畢法賦》"}
+         "觀月": "《觀月經》 in 《六壬大全》", "指南": "《六壬指南》", "畢法": "凌福之《畢法賦》",
+         "粹言": "《六壬粹言》"}
 
 
 def test_every_source_is_a_verbatim_seed_line(session):
