@@ -206,3 +206,23 @@ def test_shitai_and_deqing_on_the_kejing_examples(session):
     assert "德慶" in session.cast("戊子", jiang="卯", hour="戌", born=1984, sex="m").keti
     assert "德慶" not in session.cast("戊子", jiang="卯", hour="戌").keti
     assert "德慶" not in session.cast("戊子", jiang="卯", hour="戌", born=1985, sex="m").keti
+
+
+def test_guanjue_siqi_sanyin_and_pohua_on_the_kejing_examples(session):
+    # 《大全》: 未年二月丁亥日巳時戌將, 癸亥生: 巳, the horse of 未 卯 亥, rises; 戌 and 太常 in 巳戌卯
+    assert "官爵" in session.cast("丁亥", jiang="戌", hour="巳", year="癸未", month="卯", born=1983, sex="m").keti
+    assert "官爵" not in session.cast("丁亥", jiang="戌", hour="巳").keti
+    # 《大全》: 甲子日丑時巳將, 辰加子為用 (辰申子): 斗罡, an upper of the lessons, rises
+    assert "死奇" in session.cast("甲子", jiang="巳", hour="丑").keti
+    # 《大全》: 正月癸丑日卯時子將, 申命, 行年丑: the noble backward, 戌 死 in spring under 白虎, 卯 剋 丑
+    sanyin = session.cast("癸丑", jiang="子", hour="卯", month="寅", year=1991, born=1968, sex="m")
+    assert sanyin.life["xingnian"][1] == "丑" and "三陰" in sanyin.keti
+    assert "三陰" not in session.cast("癸丑", jiang="子", hour="卯", month="寅").keti  # no 行年
+
+
+def test_pohua_by_the_daquan_reads_the_death_spirits_and_the_seed_the_strengths():
+    # 《大全》: 六月壬戌日, 白虎乘戌 (六月死神), 戌加壬為用
+    daquan = Session(readings={"keti_pohua": "shenqi"}).cast("壬戌", jiang="亥", hour="子", month="未")
+    assert [t.branch for t in daquan.transmissions][0] == "戌" and "魄化" in daquan.keti
+    # in a 未 month earth is 旺: the seed's 死囚 reading does not name this chart
+    assert "魄化" not in Session().cast("壬戌", jiang="亥", hour="子", month="未").keti

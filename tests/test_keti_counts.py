@@ -155,6 +155,7 @@ DEFINITIONS = {
     # 鬼墓 (《大全》): the initial overcomes the stem and is the tomb of the stem's or the branch's element
     "鬼墓": lambda v: over(v.t[0], v.stem) and v.t[0] in (TOMB[ELEMENT[v.stem]], TOMB[ELEMENT[v.branch]]),
     "孤寡": lambda v: v.t[0] in void(v),
+    "死奇": lambda v: v.t[0] == "辰" and "辰" in [u for u, _ in v.lessons],
     "重審*": lambda v: any(u == v.t[0] and over(l, u) for u, l in v.lessons),
     "元首*": lambda v: v.down == 0 and any(u == v.t[0] and over(u, l) for u, l in v.lessons),
 }
