@@ -73,6 +73,10 @@ class View:
         return self.heaven[self.branch]
 
 
+def prosper(symbol, branch):  # branch is the 帝旺 of symbol: four places on from its element's 長生
+    return (BRANCHES.index(branch) - BRANCHES.index(BIRTH[ELEMENT[symbol]])) % 12 == 4
+
+
 def trine(*branches):
     return len(set(branches)) == 3 and any(set(branches) == m for m in TRINES.values())
 
@@ -125,11 +129,16 @@ DEFINITIONS = {
     "龍虎": lambda v: v.branch in "卯酉" and v.t[0] == v.branch,
     "三奇": lambda v: XUN_QI[decade(v)[0]] in v.t,
     "六儀": lambda v: v.t[0] == decade(v)[0],
-    "閉口": lambda v: v.heaven[decade(v)[0]] == decade(v)[1],
+    # 閉口: 旬尾加旬首, or the head (or the upper over it) carries 玄武 and is the initial
+    "閉口": lambda v: v.heaven[decade(v)[0]] == decade(v)[1]
+    or (v.t[0] in (decade(v)[0], v.heaven[decade(v)[0]]) and v.generals[v.t[0]] == "玄武"),
     "引從": lambda v: any(BRANCHES.index(v.t[0]) == (BRANCHES.index(p) + 1) % 12
                         and BRANCHES.index(v.t[2]) == (BRANCHES.index(p) - 1) % 12 for p in (v.palace, v.branch)),
+    # 亨通: 三傳遞生日干, or 干支俱互生旺 (干上 支上 generate, or are the 帝旺 of, stem and branch)
     "亨通": lambda v: (gen(v.t[0], v.t[1]) and gen(v.t[1], v.t[2]) and gen(v.t[2], v.stem))
-    or (gen(v.t[2], v.t[1]) and gen(v.t[1], v.t[0]) and gen(v.t[0], v.stem)),
+    or (gen(v.t[2], v.t[1]) and gen(v.t[1], v.t[0]) and gen(v.t[0], v.stem))
+    or (gen(v.gan(), v.branch) and gen(v.zhi(), v.stem)) or (gen(v.gan(), v.stem) and gen(v.zhi(), v.branch))
+    or (prosper(v.branch, v.gan()) and prosper(v.stem, v.zhi())) or (prosper(v.stem, v.gan()) and prosper(v.branch, v.zhi())),
     "淫泆": lambda v: v.t[0] in "卯酉" and v.generals[v.t[0]] in ("天后", "六合"),
     "蕪淫": lambda v: (v.distinct == 3 and v.up + v.down > 0) or (over(v.gan(), v.branch) and over(v.zhi(), v.stem)),
     "殃咎": lambda v: (over(v.t[0], v.t[1]) and over(v.t[1], v.t[2]) and over(v.t[2], v.stem))
