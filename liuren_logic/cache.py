@@ -1,10 +1,11 @@
-"""A cache of parsed KB files, so start-up does not re-parse unchanged files.
+"""A cache of parsed KB files (and of whole loaded schools, :mod:`.snapshot`), so start-up
+does not re-parse unchanged files.
 
 Entries live in memory for the process and on disk (``$LIUREN_CACHE`` or
 ``~/.cache/liuren-logic``) as plain JSON data, never pickles: reading an entry builds
 only this package's syntax nodes from strings, numbers and lists, so no entry can run
-code. The key covers the file's bytes, its shown path, lark's version and every source
-file of this package, so a changed file, grammar or parser misses. Each entry carries
+code. The key covers the file's bytes, its shown path, lark's version and the source
+files of this package's own modules, so a changed file, grammar or parser misses. Each entry carries
 an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
 whose MAC does not match is parsed afresh and replaced. The directory is used only
 when it is a real directory owned by the user and not writable by group or others;
@@ -21,7 +22,7 @@ import os
 import stat
 import tempfile
 from functools import lru_cache
-from importlib.metadata import version as _installed_version
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Optional
 
@@ -46,30 +47,42 @@ def code_digest() -> bytes:
 
 
 def digest_of_code(package: Path) -> bytes:
-    """A digest of a package's own code (every .py and .lark file, not the KB) and lark's version."""
-    digest = hashlib.sha256(_installed_version("lark").encode())
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".lark") and "kb" not in path.relative_to(package).parts:
-            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    """A digest of a package's own modules (its top-level .py and .lark files: the parser, checker,
+    compiler and engines; not the explanations or the KB) and of lark's version, read from the
+    bytes of lark's ``__init__.py``, which states it (importing lark or importlib.metadata costs more)."""
+    lark = find_spec("lark")
+    digest = hashlib.sha256(Path(lark.origin).read_bytes() if lark and lark.origin else b"no lark")
+    for path in sorted(package.glob("*")):
+        if path.suffix in (".py", ".lark"):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
 
 def module(path: str, data: bytes, parse) -> S.Module:
     """The parsed form of the KB file ``path`` with these bytes; ``parse()`` computes it on a miss."""
-    name = _entry_name(path.encode("utf-8", "surrogateescape"), data)
-    if name in _memory:
-        return _memory[name]
+    name = entry_name(path.encode("utf-8", "surrogateescape"), data)
+    if name not in _memory:
+        _memory[name] = entry(name, parse, encode_module, lambda payload: decode_module(payload, path))
+    return _memory[name]
+
+
+def entry(name: str, make, encode, decode):
+    """The value stored under ``name`` (``decode(payload)``), or ``make()``'s, then stored as ``encode(value)``.
+
+    A payload whose MAC does not match, or that ``decode`` refuses (ValueError, TypeError,
+    KeyError, IndexError, RecursionError), counts as a miss; ``encode`` may refuse a value
+    (TypeError, ValueError, RecursionError), which is then not stored."""
     folder = _usable_directory()
-    found = _load(folder, name, path) if folder is not None else None
+    found = _load(folder, name, decode) if folder is not None else None
     if found is None:
-        found = parse()
+        found = make()
         if folder is not None:
-            _store(folder, name, found)
-    _memory[name] = found
+            _store(folder, name, found, encode)
     return found
 
 
-def _entry_name(*parts: bytes) -> str:
+def entry_name(*parts: bytes) -> str:
+    """An entry's name: a digest of the package's code and of these parts."""
     digest = hashlib.sha256(code_digest())
     for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
@@ -116,7 +129,7 @@ def _mac(secret: bytes, name: str, payload: bytes) -> bytes:
     return hmac.new(secret, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
 
 
-def _load(folder: Path, name: str, path: str) -> Optional[S.Module]:
+def _load(folder: Path, name: str, decode):
     secret = _secret(folder)
     try:
         stored = _read_private(folder / f"{name}.json") if secret else None
@@ -128,18 +141,18 @@ def _load(folder: Path, name: str, path: str) -> Optional[S.Module]:
     if not hmac.compare_digest(mac, _mac(secret, name, payload)):
         return None
     try:
-        return _decode(payload, path)
-    except (ValueError, TypeError, KeyError, RecursionError):
+        return decode(payload)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
         return None
 
 
-def _store(folder: Path, name: str, value: S.Module) -> None:
+def _store(folder: Path, name: str, value, encode) -> None:
     secret = _secret(folder)
     if secret is None:
         return
     try:
-        payload = json.dumps(_encode(value), ensure_ascii=False, separators=(",", ":")).encode()
-    except (TypeError, ValueError, RecursionError):  # not plain data (or too deep): parse again next time
+        payload = encode(value)
+    except (TypeError, ValueError, RecursionError):  # not plain data (or too deep): make it again next time
         return
     _publish(folder, folder / f"{name}.json", _mac(secret, name, payload) + b"\n" + payload, replace=True)
     _prune(folder)
@@ -177,7 +190,12 @@ def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
             pass
 
 
-def _encode(module: S.Module) -> list:
+def dumps(data) -> bytes:
+    """Plain data as one line of compact JSON (a newline inside a string is escaped)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def encode_module(module: S.Module) -> bytes:
     """Syntax nodes as JSON data: a node is ``{"ClassName": [fields…, line, col]}``, its position last."""
 
     def node(value):
@@ -191,10 +209,11 @@ def _encode(module: S.Module) -> list:
             raise TypeError(f"not a syntax node of {module.path}: {value!r}")
         return {cls.__name__: [node(getattr(value, f.name)) for f in fields] + [value.pos.line, value.pos.col]}
 
-    return [module.path, [[node(v) for v in part] for part in (module.kinds, module.preds, module.rules)], module.lines]
+    return dumps([module.path, [[node(v) for v in part] for part in (module.kinds, module.preds, module.rules)],
+                  module.lines])
 
 
-def _decode(payload: bytes, path: str) -> S.Module:
+def decode_module(payload: bytes, path: str) -> S.Module:
     """An entry's payload back into syntax nodes, each built as the JSON parser meets it."""
 
     def node(value: dict):

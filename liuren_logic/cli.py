@@ -8,6 +8,7 @@ from KB files is printed with control characters escaped, and files are written 
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
@@ -20,7 +21,7 @@ from .errors import InputError, KBError, LiurenError
 from .script import simplified
 
 if TYPE_CHECKING:
-    import networkx as nx
+    from .digraph import Digraph
 from .userfiles import read_regular, write_replacing
 
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
@@ -188,6 +189,7 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
 
     session = Session(school or args.school, parse_readings(args.reading) if readings is None else readings,
                       args.kb, engine=args.engine)
+    gc.freeze()  # a command keeps what it loaded to its end: no collection need scan it again
     if session.kb.school is not None and session.kb.school.note():
         _say(f"liuren: note: {session.kb.school.note()}")
     return session
@@ -285,7 +287,7 @@ def cmd_why(args, negative: bool = False) -> int:
     return 0
 
 
-def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
+def _picture(graph: "Digraph", fmt: str, args) -> str | bytes:
     from .explain.picture import render, to_dot
     from .explain.view import compact
 
@@ -295,7 +297,7 @@ def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
     return to_dot(shown, args.lang) if fmt == "dot" else render(shown, fmt, args.lang)
 
 
-def _simplified_graph(graph: "nx.DiGraph") -> "nx.DiGraph":
+def _simplified_graph(graph: "Digraph") -> "Digraph":
     out = graph.copy()
     for _, attrs in out.nodes(data=True):
         for key, value in attrs.items():

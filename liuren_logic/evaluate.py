@@ -336,11 +336,13 @@ class _Plan:
 class Materialisation:
     """Every relation, fire relation and aggregate helper of a knowledge base over a set of facts.
 
-    ``Materialisation(kb)`` evaluates the chart-independent part once; ``extend(facts)``
-    returns a materialisation of a batch of charts (their input facts) on top of it.
+    ``Materialisation(kb)`` evaluates the chart-independent part once (or takes it from
+    ``static``, a :meth:`static_state` of the same program); ``extend(facts)`` returns a
+    materialisation of a batch of charts (their input facts) on top of it.
     """
 
-    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits()):
+    def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits(),
+                 static: "dict | None" = None):
         self.kb = kb
         self.program = kb.program
         self.rules_for = kb.rules_for
@@ -354,13 +356,21 @@ class Materialisation:
             self.origins = {}
             for fact in kb.program.facts:
                 args = tuple(a.value for a in fact.head.args)
-                self.store.add(fact.head.pred, [args])
+                if static is None:
+                    self.store.add(fact.head.pred, [args])
                 self.origins.setdefault((fact.head.pred, args), f"{fact.pos.path}:{fact.pos.line}")
-            self._evaluate(self.plan.static)
+            if static is None:
+                self._evaluate(self.plan.static)
+            else:
+                self.store.relations = {pred: set(rows) for pred, rows in static.items()}
         else:
             self.plan = base.plan
             self.store = _Store(base.store)
             self.origins = dict(base.origins)
+
+    def static_state(self) -> dict:
+        """What this materialisation holds of its own, as plain data (relation → rows), for ``static``."""
+        return {pred: tuple(rows) for pred, rows in self.store.relations.items()}
 
     def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]]) -> "Materialisation":
         """A materialisation with these input facts (relation, arguments, origin) added and evaluated."""

@@ -21,10 +21,9 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .checker import check
+from . import snapshot
 from .engine import KnowledgeBase
 from .errors import InputError, KBError
-from .parser import parse_file
 
 
 DEFAULT = "default"  # the school that supplies what another school leaves out
@@ -137,21 +136,49 @@ def display_path(path: Path, root: Path) -> str:
 
 def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None,
                school: School | None = None) -> KnowledgeBase:
-    """Parse, check and compile KB files into a knowledge base; KBError lists every problem."""
+    """Parse, check and compile KB files into a knowledge base; KBError lists every problem.
+
+    A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead."""
     root = root or kb_root()
+    sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
+    entry = snapshot.key(sources)
+    loaded = snapshot.load(entry, sources, lambda: _load_afresh(sources))
+    kb = KnowledgeBase(loaded.program, name, school, rules=loaded.rules, static=loaded.static)
+    if loaded.rules is None:
+        snapshot.remember(entry, loaded._replace(rules=kb.rules))
+    return kb
+
+
+def _read_kb_file(path: Path, root: Path) -> bytes:
+    if not path.is_file():
+        raise InputError(f"no KB file {display_path(path, root)}")
+    try:
+        return path.read_bytes()
+    except OSError as error:  # unreadable (permissions, a disk error)
+        raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
+
+
+def _load_afresh(sources) -> snapshot.Loaded:
+    """Parse and check the files, plan the rules and evaluate what no chart changes."""
+    from .checker import check
+    from .evaluate import Materialisation
+    from .parser import parse_source
+    from .semantics import EvaluationLimit
+
     modules, problems = [], []
-    for path in paths:
-        if not path.is_file():
-            raise InputError(f"no KB file {display_path(path, root)}")
+    for shown, data in sources:
         try:
-            modules.append(parse_file(path, display_path(path, root)))
+            modules.append(parse_source(data, shown))
         except KBError as error:
             problems += error.problems
-        except OSError as error:  # unreadable (permissions, a disk error)
-            raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
     if problems:
         raise KBError(problems)
-    return KnowledgeBase(check(modules), name, school)
+    kb = KnowledgeBase(check(modules))
+    try:
+        static = Materialisation(kb).static_state()
+    except EvaluationLimit:  # the engine says so again when a session evaluates it
+        static = None
+    return snapshot.Loaded(kb.program, static, kb.rules)
 
 
 def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,
