@@ -196,35 +196,70 @@ def dumps(data) -> bytes:
 
 
 def encode_module(module: S.Module) -> bytes:
-    """Syntax nodes as JSON data: a node is ``{"ClassName": [fields…, line, col]}``, its position last."""
+    """A module as one line of JSON data: its path, its kinds, predicates and rules, its lines."""
+    parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules)]
+    return dumps([module.path, parts, module.lines])
 
-    def node(value):
-        if isinstance(value, tuple):
-            return [node(v) for v in value]
-        if type(value) in (str, int, bool):
-            return value
-        cls = type(value)
-        *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
-        if last is None or last.name != "pos" or value.pos.path != module.path:
-            raise TypeError(f"not a syntax node of {module.path}: {value!r}")
-        return {cls.__name__: [node(getattr(value, f.name)) for f in fields] + [value.pos.line, value.pos.col]}
 
-    return dumps([module.path, [[node(v) for v in part] for part in (module.kinds, module.preds, module.rules)],
-                  module.lines])
+def node_data(value, path: str):
+    """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…, line, col]}``,
+    its position last; tuples are lists. Anything else is a TypeError."""
+    if isinstance(value, tuple):
+        return [node_data(v, path) for v in value]
+    if type(value) in (str, int, bool):
+        return value
+    cls = type(value)
+    *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
+    if last is None or last.name != "pos" or value.pos.path != path:
+        raise TypeError(f"not a syntax node of {path}: {value!r}")
+    return {cls.__name__: [node_data(getattr(value, f.name), path) for f in fields] + [value.pos.line, value.pos.col]}
 
 
 def decode_module(payload: bytes, path: str) -> S.Module:
-    """An entry's payload back into syntax nodes, each built as the JSON parser meets it."""
-
-    def node(value: dict):
-        ((tag, (*fields, line, col)),) = value.items()
-        return _NODES[tag](*map(_tuples, fields), Position(path, line, col))
-
-    stored_path, parts, lines = json.loads(payload, object_hook=node)
+    """An entry's payload back into syntax nodes."""
+    stored_path, parts, lines = decode_nodes(payload, path)
     if stored_path != path:
         raise ValueError("an entry for another file")
     kinds, preds, rules = parts
     return S.Module(path, kinds, preds, rules, list(lines))
+
+
+def decode_nodes(payload: bytes, path: str):
+    """JSON data back into the syntax nodes of the file ``path``, each built as the JSON parser meets it
+    (lists stay lists outside nodes).
+
+    A node's fields are set as its dataclass ``__init__`` would set them (these classes have
+    no ``__post_init__`` and no slots: ``_LAYOUT``), without going through ``__init__``, which
+    for a frozen dataclass costs more than the rest of the decoding."""
+    new = object.__new__
+
+    def node(value: dict):
+        ((tag, fields),) = value.items()
+        cls, names = _LAYOUT[tag]
+        if len(fields) != len(names) + 2:
+            raise ValueError(f"a {tag} with {len(fields)} fields")
+        made = new(cls)
+        attrs = made.__dict__
+        for name, field in zip(names, fields):
+            attrs[name] = tuple(map(_tuples, field)) if type(field) is list else field
+        pos = new(Position)
+        pos.__dict__.update(path=path, line=fields[-2], col=fields[-1])
+        attrs["pos"] = pos
+        return made
+
+    return json.loads(payload, object_hook=node)
+
+
+def _layout(cls) -> tuple:
+    """A syntax node class and its fields before ``pos``, if fields may be set directly."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    if names[-1:] != ("pos",) or hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
+        raise TypeError(f"{cls.__name__} cannot be built field by field")
+    return cls, names[:-1]
+
+
+_LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
+assert not hasattr(Position, "__post_init__") and "__slots__" not in vars(Position)
 
 
 def _tuples(value):

@@ -141,12 +141,8 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
     A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead."""
     root = root or kb_root()
     sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
-    entry = snapshot.key(sources)
-    loaded = snapshot.load(entry, sources, lambda: _load_afresh(sources))
-    kb = KnowledgeBase(loaded.program, name, school, rules=loaded.rules, static=loaded.static)
-    if loaded.rules is None:
-        snapshot.remember(entry, loaded._replace(rules=kb.rules))
-    return kb
+    loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources))
+    return KnowledgeBase(loaded.program, name, school, rules=loaded.rules, static=loaded.static)
 
 
 def _read_kb_file(path: Path, root: Path) -> bytes:
@@ -178,7 +174,7 @@ def _load_afresh(sources) -> snapshot.Loaded:
         static = Materialisation(kb).static_state()
     except EvaluationLimit:  # the engine says so again when a session evaluates it
         static = None
-    return snapshot.Loaded(kb.program, static, kb.rules)
+    return snapshot.Loaded(kb.program, kb.rules, static)
 
 
 def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,

@@ -3,13 +3,15 @@
 One entry of :mod:`.cache` (plain JSON, HMAC-checked, in the user's private directory)
 per set of KB files, keyed by every file's shown path and bytes, in load order, and by the
 package's code. It holds what loading computed: the modules as parsed, the checked
-program's kinds' members and dependency graph, and the chart-independent relations the
-bottom-up engine evaluated (:meth:`~liuren_logic.evaluate.Materialisation.static_state`).
+program's kinds' members and dependency graph, the rules as :func:`~liuren_logic.compiler.plan`
+compiled them, and the chart-independent relations the bottom-up engine evaluated
+(:meth:`~liuren_logic.evaluate.Materialisation.static_state`).
 A program that fails its check is never stored, so ``kb check`` reports its problems every
 time; a stored one passed the same check of the same bytes. Reading an entry builds only
 syntax nodes, strings, numbers and tuples.
 
-The payload is lines of JSON: a header, then one line per module.
+The payload is lines of JSON: a header, then two lines per module: the module, and its rules
+as compiled (a body literal the rule itself holds is written as its place in the rule's body).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 from . import cache
 from . import syntax as S
 from .checker import Program
+from .compiler import CompiledAggregate, CompiledRule
 from .digraph import Digraph
 from .errors import Position
 
@@ -31,8 +34,8 @@ _memory: dict[str, "Loaded"] = {}
 
 class Loaded(NamedTuple):
     program: Program
+    rules: list  # the compiled rules, in the program's order
     static: Optional[Static]  # None when the static part could not be evaluated within the limits
-    rules: Optional[list] = None  # the compiled rules, when this process planned them already
 
 
 @contextmanager
@@ -62,11 +65,6 @@ def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loa
     return _memory[name]
 
 
-def remember(name: str, loaded: Loaded) -> None:
-    """Keep a load with its compiled rules for this process's next load of the same files."""
-    _memory[name] = loaded
-
-
 def _encode(loaded: Loaded) -> bytes:
     program = loaded.program
     graph = program.dependencies
@@ -77,20 +75,64 @@ def _encode(loaded: Loaded) -> bytes:
                               for b, e in graph.succ[a].items()]] for a in graph],
         "static": None if loaded.static is None else list(loaded.static.items()),
     }
-    return b"\n".join([cache.dumps(header)] + [cache.encode_module(m) for m in program.modules])
+    lines = [cache.dumps(header)]
+    compiled = iter(loaded.rules)
+    for module in program.modules:
+        rules = [next(compiled) for rule in module.rules if not rule.is_fact]
+        lines += [cache.encode_module(module), cache.dumps([_compiled_data(c, module.path) for c in rules])]
+    return b"\n".join(lines)
+
+
+def _compiled_data(compiled: CompiledRule, path: str) -> list:
+    own = [cache.node_data(literal, path) for literal in compiled.rule.body]
+    body = []
+    for literal in compiled.body:
+        data = cache.node_data(literal, path)
+        body.append(own.index(data) if data in own else data)
+    aggregates = [[_place(literal, compiled.body), agg.helper, agg.function, agg.exists, agg.group, agg.inner,
+                   [_place(a, literal.body) for a in agg.body], [_place(c, compiled.body) for c in agg.context]]
+                  for literal, agg in compiled.aggregates.items()]
+    return [compiled.index, compiled.fire, body, compiled.variables, aggregates]
+
+
+def _place(literal, body) -> int:
+    """Where this very literal stands in a body (a TypeError when it does not: not stored)."""
+    for place, other in enumerate(body):
+        if other is literal:
+            return place
+    raise TypeError(f"{literal} is not in its body")
+
+
+def _compiled(data: list, rule: S.Rule, index: int) -> CompiledRule:
+    stored, fire, body, variables, aggregates = data
+    if stored != index:
+        raise ValueError("a compiled rule out of place")
+    body = tuple(rule.body[x] if type(x) is int else x for x in body)
+    compiled = {}
+    for place, helper, function, exists, group, inner, inside, context in aggregates:
+        literal = body[place]
+        compiled[literal] = CompiledAggregate(literal, helper, function, exists, tuple(group), tuple(inner),
+                                              tuple(literal.body[k] for k in inside), tuple(body[k] for k in context))
+    return CompiledRule(rule, index, fire, body, tuple(variables), compiled)
 
 
 def _decode(payload: bytes, names: list[str]) -> Loaded:
     header, *lines = payload.split(b"\n")
     data = json.loads(header)
-    if data["files"] != names or len(lines) != len(names):
+    if data["files"] != names or len(lines) != 2 * len(names):
         raise ValueError("an entry for other files")
-    program = Program([cache.decode_module(line, name) for line, name in zip(lines, names)])
-    for module in program.modules:  # as the checker collected them: it found no duplicate and no bad clause
-        program.kinds.update((k.name, k) for k in module.kinds)
+    program = Program([cache.decode_module(line, name) for line, name in zip(lines[::2], names)])
+    compiled = []
+    for module, line in zip(program.modules, lines[1::2]):  # as the checker collected them: it found no
+        program.kinds.update((k.name, k) for k in module.kinds)  # duplicate and no bad clause
         program.preds.update((p.name, p) for p in module.preds)
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
+        rules = program.rules[len(compiled):]
+        stored = cache.decode_nodes(line, module.path)
+        if len(stored) != len(rules):
+            raise ValueError("compiled rules out of place")
+        compiled += [_compiled(d, rule, len(compiled) + i) for i, (d, rule) in enumerate(zip(stored, rules))]
     program.members = {kind: None if members is None else frozenset(members) for kind, members in data["members"]}
     graph = program.dependencies = Digraph()
     graph.add_nodes_from(a for a, _ in data["dependencies"])
@@ -100,4 +142,4 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
     static = data["static"]
     if static is not None:
         static = {pred: tuple(map(tuple, rows)) for pred, rows in static}
-    return Loaded(program, static)
+    return Loaded(program, compiled, static)
