@@ -64,7 +64,7 @@ class Answer:
         graph.graph["answer"] = list(self.lines)
         return graph
 
-    def picture(self, depth: int = PICTURE_DEPTH) -> nx.DiGraph:
+    def picture(self, depth: int = PICTURE_DEPTH) -> Digraph:
         """The reader's view of ``graph`` cut ``depth`` steps below the question (a negation not opened)."""
         graph = compact(self.graph)
         root = graph.graph["root"]

@@ -1,4 +1,4 @@
-"""Derivations as graphs (:class:`~liuren_logic.digraph.Digraph`, networkx's interface): ``why`` (a minimal-height proof) and ``why_not``.
+"""Derivations as graphs (:class:`~liuren_logic.digraph.Digraph`): ``why`` (a minimal-height proof) and ``why_not``.
 
 Node kinds (attribute ``kind``):
 
