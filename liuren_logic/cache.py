@@ -10,7 +10,7 @@ an HMAC of its name and payload under a per-user key (``key``, mode 0600); an en
 whose MAC does not match is parsed afresh and replaced. The directory is used only
 when it is a real directory owned by the user and not writable by group or others;
 temporary files are removed whether or not the write succeeds, and the oldest entries
-beyond ``MAX_ENTRIES``.
+beyond ``MAX_ENTRIES`` or ``MAX_BYTES``.
 """
 from __future__ import annotations
 
@@ -34,7 +34,8 @@ _NODES = {name: cls for name, cls in vars(S).items()
           if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == S.__name__
           and cls is not S.Module}
 _KEY_BYTES = 32
-MAX_ENTRIES = 2000  # about 45 versions of the KB and the package; the oldest written go first
+MAX_ENTRIES = 2000  # about 25 versions of the KB and the package; the oldest written go first
+MAX_BYTES = 200 * 2**20  # and no more than this in all (a whole school's entry is about 1.5 MB)
 
 
 def directory() -> Path:
@@ -159,10 +160,18 @@ def _store(folder: Path, name: str, value, encode) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Remove the old pickle cache's entries (never read) and the oldest entries beyond ``MAX_ENTRIES``."""
+    """Remove the old pickle cache's entries (never read) and the oldest entries beyond ``MAX_ENTRIES``
+    or ``MAX_BYTES``."""
     try:
-        entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
-        for path in list(folder.glob("*.pickle")) + entries[:-MAX_ENTRIES]:
+        entries = sorted(((p.stat(), p) for p in folder.glob("*.json")), key=lambda e: e[0].st_mtime_ns)
+        kept, size = len(entries), sum(info.st_size for info, _ in entries)
+        doomed = list(folder.glob("*.pickle"))
+        for info, path in entries[:-1]:  # the newest stays
+            if kept <= MAX_ENTRIES and size <= MAX_BYTES:
+                break
+            doomed.append(path)
+            kept, size = kept - 1, size - info.st_size
+        for path in doomed:
             path.unlink()
     except OSError:
         pass

@@ -189,7 +189,8 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
 
     session = Session(school or args.school, parse_readings(args.reading) if readings is None else readings,
                       args.kb, engine=args.engine)
-    gc.freeze()  # a command keeps what it loaded to its end: no collection need scan it again
+    gc.freeze()  # the command keeps what it loaded to its end (main): no collection need scan it
+    gc.enable()
     if session.kb.school is not None and session.kb.school.note():
         _say(f"liuren: note: {session.kb.school.note()}")
     return session
@@ -515,6 +516,8 @@ def _audit_cases(args, sessions) -> int:
 def cmd_serve(args) -> int:
     from .serve import serve
 
+    gc.enable()  # a server lives on
+
     try:
         serve(args.host, args.port, args.school, args.open, args.quiet, out=lambda line: print(line, flush=True))
     except KeyboardInterrupt:
@@ -552,6 +555,21 @@ def _tolerant(stream) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one command in this process, leaving the garbage collector as it was."""
+    enabled = gc.isenabled()
+    try:
+        return run(argv)
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def run(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``liuren`` command. The garbage collector waits until the school is loaded; what the
+    load built is then frozen (``_session``): no collection scans it again, not even the one at
+    exit (``main`` thaws it for a caller that goes on)."""
+    gc.disable()
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
     try:
@@ -588,4 +606,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -143,6 +143,14 @@ def test_the_oldest_entries_beyond_the_limit_are_removed(store, tmp_path, monkey
     assert sorted(p[:8] for p in kept) == [b'["1.dl",', b'["2.dl",']
 
 
+def test_the_oldest_entries_beyond_the_size_limit_are_removed(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_BYTES", 1)  # every entry is larger: only the newest stays
+    for number, branch in enumerate("子丑"):
+        (tmp_path / f"{number}.dl").write_text(f"p({branch}).\n", "utf-8")
+        fresh(tmp_path / f"{number}.dl", f"{number}.dl")
+    assert [e.read_bytes().partition(b"\n")[2][:8] for e in entries(store)] == [b'["1.dl",']
+
+
 def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeypatch):
     source = tmp_path / "one.dl"
     source.write_text("p(子).\n", "utf-8")
