@@ -11,7 +11,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from .board import WORDS, render_chart
+from .board import WORDS, render_chart, spirit_omens
 from .contrast import answer
 from .page import CSS, board_html, derivation_html, esc, picture_html
 from .lesson import header, lesson_steps
@@ -60,8 +60,9 @@ def _spirits_and_patterns(chart: "Chart", lang: str) -> str:
     patterns: dict[str, list[str]] = {}
     for group, pattern in chart.patterns:
         patterns.setdefault(group, []).append(pattern)
-    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s)) for s in names) + "</li>"
-                   for (where, branch), names in spirits.items())
+    omen = spirit_omens(chart)
+    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s + omen.get(s, ""))) for s in names)
+                   + "</li>" for (where, branch), names in spirits.items())
     groups = "".join(f"<li>{esc(group)}: " + " ".join(_ask("pattern", p, esc(p)) for p in names) + "</li>"
                      for group, names in patterns.items())
     return (f'<section class="lr-more"><h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul>'

@@ -99,6 +99,7 @@ TEXT = {
         "patterns": "課得{count_n}格，依類：{groups}。",
         "group": "{group}：{names}",
         "spirits": "干上、支上及三傳所見神煞：{places}。",
+        "omens": "其中種子明言{groups}。", "omen_group": "{names}{omen}", "omen_words": {"吉": "吉", "凶": "凶"},
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
         "keti": "課體{count_n}，依類：{groups}。",
@@ -182,6 +183,8 @@ TEXT = {
         "patterns": "The chart shows {count_n} patterns, by group: {groups}.",
         "group": "{group}: {names}",
         "spirits": "The spirits on the stem (干上), the branch (支上) and the transmissions: {places}.",
+        "omens": "Of these the seeds call {groups}.", "omen_group": "{omen} {names}",
+        "omen_words": {"吉": "auspicious (吉)", "凶": "ominous (凶)"},
         "place": "{place} {branch}: {names}",
         "item": "{name}: {label}",
         "keti": "The chart has {count_n} names (課體), by group: {groups}.",
@@ -257,14 +260,21 @@ class _Teacher:
         """One explainer for the whole lesson: what one step derived, the next reuses."""
         return self.session.explainer(self.chart.id)
 
-    def state(self, pred: str, *args, quote: bool = True) -> dict:
-        """Note the atom ``pred(chart, args…)`` as said; return the rule application that derived it
-        (the node below the atom in ``why``'s graph)."""
-        args = (self.chart.id, *args)
+    def state(self, pred: str, *args, quote: bool = True, of_chart: bool = True) -> dict:
+        """Note the atom ``pred(chart, args…)`` (``pred(args…)`` for a relation not of the chart) as
+        said; return the rule application that derived it (the node below the atom in ``why``'s graph)."""
+        args = (self.chart.id, *args) if of_chart else args
         self.notes.atoms.append(atom_text(pred, args))
         firing = self.last = self.explainer.chosen(pred, args)
-        if firing is None:
-            return {"kind": "fact", "text": atom_text(pred, args)}
+        if firing is None:  # a fact: a table's (with its id and seed line) or a plain one
+            table = self.explainer.table_of((pred, args))
+            attrs = {"kind": "fact", "text": atom_text(pred, args)}
+            if table is not None:
+                attrs.update(rule=table.id, source=table.source, zh=table.label("zh"), en=table.label("en"))
+                self.notes.rules.append(attrs)
+                if quote:
+                    self.notes.quoted.append(attrs)
+            return attrs
         attrs = self.explainer.application(firing)
         self.note_readings(firing)
         self.notes.rules.append(attrs)
@@ -679,7 +689,19 @@ class _Teacher:
             return None
         found = self.sep((t["place"].format(place=w, branch=b, names=self.sep(ns)) for (w, b), ns in places.items()),
                          "clause_sep")
-        return self.step("spirits", t["spirits"].format(places=found))
+        text = t["spirits"].format(places=found)
+        omens: dict[str, list[str]] = {}
+        known = dict(self.session.source(self.chart.id).query("spirit_omen", [None, None])) \
+            if "spirit_omen" in self.session.kb.program.preds else {}
+        for spirit in dict.fromkeys(s for _, _, s in self.chart.spirits):
+            if spirit in known:
+                self.state("spirit_omen", spirit, known[spirit], of_chart=False)
+                omens.setdefault(known[spirit], []).append(spirit)
+        if omens:
+            groups = (t["omen_group"].format(omen=t["omen_words"][o], names=self.series(omens[o])) for o in ("吉", "凶")
+                      if o in omens)
+            text = self.sentences(text, t["omens"].format(groups=self.sep(groups, "clause_sep")))
+        return self.step("spirits", text)
 
 
 def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
