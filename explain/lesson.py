@@ -3,15 +3,19 @@
 The order is the classroom's: 天盤 → 四課 → which lessons have a 剋 → the method that
 decides (and why each method tried before it does not apply) → how the initial is picked
 from the candidates (比用, 涉害 palace by palace) → the initial → middle and final → what
-the transmissions carry (六親 遁干 旬空) → the heavenly generals → the patterns → the
-spirits on 干上, 支上 and the transmissions.
+the transmissions carry (六親 遁干 旬空) → the heavenly generals → the 課體 → the patterns →
+the spirits on 干上, 支上 and the transmissions (with 吉/凶 where the seeds say) → the day's
+marks (祿 馬 丁 德) → 旺相 and 長生 → 年命 (when a querent is given).
 
 Every sentence states KB relations: a step lists them as ``atoms`` (``why`` answers each,
 ``not …`` ones by why-not) and names the rules of their derivations; the reasons a method
 does not apply are themselves rules (``unmet``). The templates in ``TEXT`` only arrange
 what the relations say. Seed lines are quoted with their lacunae repaired and marked
 (``verse_repair``) and the verses' names of the branches glossed (``branch_name``); a
-step resting on a disputed reading (a rule from ``kb/variants``) says which it follows.
+step resting on a disputed reading (a rule from ``kb/variants``) says which it follows, and
+under a reading other than the school's own, :func:`compare` marks the steps it changes.
+One explainer serves the whole lesson: each atom's rule application is read from it
+(``Explainer.chosen``) without drawing a graph.
 
 >>> from liuren_logic import Session
 >>> steps = lesson_steps(Session().cast("辛巳", "寅", "午"))
@@ -481,7 +485,6 @@ class _Teacher:
             return []
         seat = {u: e for e, u in self.chart.heaven.items()}
         mode = self.rows("ke_mode")[0][0]
-        explainer = self.session.explainer(self.chart.id)
         met = self.rows("shehai_met")
         walks = []
         entered = [self.state("shehai_pool", u) for u in pool]
@@ -492,7 +495,7 @@ class _Teacher:
                 deepest = [self.state("deepest", v) for v in pool]
                 walks.append(self.capital(self.template(deepest[0], {"U": self.sep(pool)})) + t["end"])
                 break
-            steps = {q: explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
+            steps = {q: self.explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
             path.sort(key=steps.get)
             for q in path:
                 self.state("on_path", u, q)
