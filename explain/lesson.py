@@ -206,7 +206,9 @@ TEXT = {
 # Which steps explain which conclusion of the page.
 CONCLUSION_STEPS = {"initial": ("candidates", "initial", "carry"), "middle": ("sequence", "carry"),
                     "final": ("sequence", "carry"), "method": ("ke", "method"), "lesson1": ("lessons", "ke"),
-                    "lesson2": ("lessons", "ke"), "lesson3": ("lessons", "ke"), "lesson4": ("lessons", "ke")}
+                    "lesson2": ("lessons", "ke"), "lesson3": ("lessons", "ke"), "lesson4": ("lessons", "ke"),
+                    "general": ("generals",), "noble": ("generals",), "keti": ("keti",), "pattern": ("patterns",),
+                    "spirit": ("spirits",)}
 _VARIANT = re.compile(r"variants/([^/]+)/([^/:]+)\.dl")
 
 

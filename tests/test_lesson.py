@@ -186,3 +186,14 @@ def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
     assert main(["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "This lesson follows the reading shehai=shortcut (the school's own: depth)" in out and "[differs: " in out
+
+
+def test_a_clicked_pattern_spirit_or_general_shows_its_lesson_step(session):
+    from liuren_logic.explain.app import derivation
+
+    chart = session.cast("辛巳", "寅", "午")
+    numbers = {s.key: i for i, s in enumerate(lesson.lesson_steps(chart), 1)}
+    for question, value, key in (("pattern", "天網", "patterns"), ("spirit", "天目", "spirits"),
+                                 ("general", "午", "generals"), ("keti", "天網", "keti")):
+        html = derivation(chart, question, value)["html"]
+        assert f'<li value="{numbers[key]}"><b>{lesson.TEXT["zh"]["titles"][key]}</b>' in html, (question, value)
