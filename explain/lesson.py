@@ -115,6 +115,7 @@ TEXT = {
         "carried_item": "{position}{branch}：{found}",
         "stages": "三傳於日干{stem}之十二長生：{items}。",
         "life": "{items}。",
+        "resting": "課格之繫於此者：{names}。",
     },
     "en": {
         "header": "{day} day (日), monthly general (月將) {jiang} over the hour (時) {hour}, {when}: {decided}, "
@@ -200,6 +201,7 @@ TEXT = {
         "carried_item": "the {position} {branch}: {found}",
         "stages": "The transmissions in the day stem {stem}'s twelve stages (十二長生): {items}.",
         "life": "{items}.",
+        "resting": "The patterns that rest on these: {names}.",
     },
 }
 
@@ -653,7 +655,19 @@ class _Teacher:
                                                       found=t["also"].join(said)))
         if items:
             parts.append(t["carried"].format(items=self.sep(items, "clause_sep")))
-        return self.step("strength", self.sentences(*parts)) if parts else None
+        parts.append(self.resting(("strength", "element_strength")))
+        return self.step("strength", self.sentences(*parts)) if any(parts) else None
+
+    def resting(self, preds: tuple[str, ...]) -> str:
+        """The patterns whose rule rests directly on one of ``preds`` (read from the derivation), each
+        stated with its rule and verse as an item; the sentence naming them ('' if none)."""
+        names = []
+        for _, name in self.chart.patterns:
+            firing = self.explainer.chosen("pattern", (self.chart.id, name))
+            if firing is not None and any(a[0] in preds for a in firing.atoms):
+                self.item(name, self.state("pattern", name))
+                names.append(name)
+        return self.t["resting"].format(names=self.series(names)) if names else ""
 
     def life(self) -> Optional[Step]:
         """The querent: year of birth and 本命, age and 行年, and what stands over each, with its general."""
@@ -668,7 +682,8 @@ class _Teacher:
             for r, general in self.rows("life_general"):
                 if r == role:
                     said.append(self.label(self.state("life_general", role, general)))
-        return self.step("life", self.t["life"].format(items=self.capital(self.sep(said, "clause_sep"))))
+        text = self.t["life"].format(items=self.capital(self.sep(said, "clause_sep")))
+        return self.step("life", self.sentences(text, self.resting(("life_point", "life_upper", "life_general"))))
 
     def patterns(self) -> Optional[Step]:
         t = self.t

@@ -197,3 +197,14 @@ def test_a_clicked_pattern_spirit_or_general_shows_its_lesson_step(session):
                                  ("general", "午", "generals"), ("keti", "天網", "keti")):
         html = derivation(chart, question, value)["html"]
         assert f'<li value="{numbers[key]}"><b>{lesson.TEXT["zh"]["titles"][key]}</b>' in html, (question, value)
+
+
+def test_the_strength_and_life_steps_name_the_patterns_resting_on_them(session, querent_chart):
+    steps = steps_of(querent_chart)
+    life = steps["life"]
+    assert life.text.endswith("課格之繫於此者：年命坐墓、伏殃卦。")
+    assert [i["rule"] for i in life.items] == ["pattern.nianming_zuo_mu", "pattern.soul_life"]
+    assert "003: 飛魂臨年命或日辰發用為飛魂卦" in life.sources
+    strength = steps_of(session.cast_offset("甲子", 0, month="申"))["strength"]  # 鬼申 in the 金 month
+    assert strength.text.endswith("課格之繫於此者：鬼當時。") and "pattern.gui_dang_shi" in strength.rules
+    assert "000: 凡鬼宜衰敗，不宜生旺。若鬼當時，亦不為凶" in strength.sources
