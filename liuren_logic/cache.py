@@ -20,7 +20,6 @@ import hmac
 import json
 import os
 import stat
-import tempfile
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -180,6 +179,8 @@ def _prune(folder: Path) -> None:
 def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
     """Write ``data`` to a private temporary file, then move it to ``path`` (or link, keeping an existing one)."""
     try:
+        import tempfile  # only to write: a warm start reads
+
         fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
     except OSError:
         return

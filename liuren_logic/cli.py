@@ -22,7 +22,6 @@ from .script import simplified
 
 if TYPE_CHECKING:
     from .digraph import Digraph
-from .userfiles import read_regular, write_replacing
 
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
 # Characters that could move a terminal's cursor, recolour it or reorder text: C0 and C1
@@ -315,6 +314,8 @@ def _write(data: str | bytes, args, sessions=(), what: str = "--output") -> None
     if output is not None:
         if isinstance(data, str):
             data = (data if data.endswith("\n") else data + "\n").encode("utf-8", "surrogateescape")
+        from .userfiles import write_replacing
+
         write_replacing(output, data, _files_read(args, sessions), what)
     elif isinstance(data, bytes):
         if sys.stdout.isatty():
@@ -491,6 +492,8 @@ def _question(audit, chart_id: str) -> str:
 
 def _audit_cases(args, sessions) -> int:
     from .audit import follows, render_cases
+
+    from .userfiles import read_regular
 
     data = read_regular(args.cases, "--cases", CASES_LIMIT)
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -32,8 +31,8 @@ CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "tru
 
 
 def kb_root() -> Path:
-    """The folder the packaged KB files live in."""
-    return Path(str(files("liuren_logic.kb")))
+    """The folder the packaged KB files live in (beside this module: the package is installed as files)."""
+    return Path(__file__).parent / "kb"
 
 
 @dataclass(frozen=True)
