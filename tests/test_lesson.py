@@ -208,3 +208,17 @@ def test_the_strength_and_life_steps_name_the_patterns_resting_on_them(session, 
     strength = steps_of(session.cast_offset("甲子", 0, month="申"))["strength"]  # 鬼申 in the 金 month
     assert strength.text.endswith("課格之繫於此者：鬼當時。") and "pattern.gui_dang_shi" in strength.rules
     assert "000: 凡鬼宜衰敗，不宜生旺。若鬼當時，亦不為凶" in strength.sources
+
+
+def test_the_lesson_benchmark_runs():
+    """benchmarks/lesson_cpu.py, one run: it tells every chart's lesson (its figures are not judged here)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "lesson_cpu.py"
+    spec = importlib.util.spec_from_file_location("lesson_cpu", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures = module.measure(1)
+    assert [row["steps"] for row in figures.values()] == [14, 14, 15]
+    assert all(row["cpu_median_s"] > 0 for row in figures.values())
