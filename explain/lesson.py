@@ -809,11 +809,17 @@ def render_step(step: Step, index: int, lang: str = "zh") -> str:
         lines.append("   " + cite(step, lang))
     lines += ["   " + note for note in reading_notes(step, lang)]
     if step.differs:
-        t = TEXT[lang]
-        readings = t["list_sep"].join(f"{k}={r}" for k, r in step.differs["readings"].items())
-        lines.append("   " + (t["differs"].format(readings=readings, text=step.differs["text"])
-                              if step.differs["text"] is not None else t["differs_gone"].format(readings=readings)))
+        lines.append("   " + differs_note(step, lang))
     return "\n".join(lines)
+
+
+def differs_note(step: Step, lang: str = "zh") -> str:
+    """Under another reading: how the step differs, quoting it as the school's own reading has it."""
+    t = TEXT[lang]
+    readings = t["list_sep"].join(f"{k}={r}" for k, r in step.differs["readings"].items())
+    if step.differs["text"] is None:
+        return t["differs_gone"].format(readings=readings)
+    return t["differs"].format(readings=readings, text=step.differs["text"])
 
 
 def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] = None,

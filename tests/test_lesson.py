@@ -222,3 +222,14 @@ def test_the_lesson_benchmark_runs():
     figures = module.measure(1)
     assert [row["steps"] for row in figures.values()] == [14, 14, 15]
     assert all(row["cpu_median_s"] > 0 for row in figures.values())
+
+
+def test_switching_a_reading_in_the_app_lists_the_steps_it_changes(session):
+    from liuren_logic.explain.app import comparison
+
+    shortcut = Session(readings={"shehai": "shortcut"})
+    result = comparison(session.cast_offset("丁卯", 10), shortcut.cast_offset("丁卯", 10))
+    keys = [s["key"] for s in result["steps"]]
+    assert keys[:3] == ["candidates", "initial", "sequence"] and "plate" not in keys and "method" not in keys
+    assert "本課依異說shehai取shortcut（原取depth）" in result["html"]
+    assert "原讀法作：亥涉害獨深，發用。" in result["html"]
