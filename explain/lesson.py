@@ -74,7 +74,6 @@ TEXT = {
         "method_tried": "依次相試：{reasons}。",
         "method_first": "{method}居諸法之首。",
         "method_chosen": "{because}；{chosen}，故以{method}定課。",
-        "method_outranks": "{others}雖亦可用，然{method}先取。",
         "candidates": "用神候選：{found}。",
         "candidate_count": "候選共{count_n}神。",
         "bi": "日干{stem}屬{polarity}；候選之中{found}。",
@@ -158,7 +157,6 @@ TEXT = {
         "method_tried": "The methods are tried in order: {reasons}.",
         "method_first": "{method} is the first method tried.",
         "method_chosen": "{because}; {chosen}, so {method} decides the chart.",
-        "method_outranks": "{others} would also apply, but {method} is tried first.",
         "candidates": "The candidates for the initial: {found}.",
         "candidate_count": "{count_n} candidates in all.",
         "bi": "The day stem {stem} is {polarity}; of the candidates {found}.",
@@ -439,16 +437,16 @@ class _Teacher:
                        for attrs, ms in reasons]
             text = t["method_tried"].format(reasons=self.sep(clauses, "clause_sep"))
         else:
+            self.state("method_order", method, order[method], quote=False, of_chart=False)
             text = t["method_first"].format(method=method)
         applied = self.state("applicable", method)
         chosen = self.state("chosen", method, quote=False)  # the KB's words: no method tried earlier applies
         text = self.sentences(text, t["method_chosen"].format(method=method, because=self.label(applied, True),
                                                               chosen=self.label(chosen)))
         others = sorted((m for (m,) in self.rows("applicable") if m != method), key=order.get)
-        for m in others:
-            self.state("outranked", m, quote=False)
-        if others:
-            text = self.sentences(text, t["method_outranks"].format(others=self.series(others), method=method))
+        outranked = [self.label(self.state("outranked", m, quote=False)) for m in others]  # the KB's words again
+        if outranked:
+            text = self.sentences(text, self.capital(self.sep(outranked, "clause_sep")) + t["end"])
         return self.step("method", text)
 
     def candidates(self) -> Optional[Step]:

@@ -233,3 +233,14 @@ def test_switching_a_reading_in_the_app_lists_the_steps_it_changes(session):
     assert keys[:3] == ["candidates", "initial", "sequence"] and "plate" not in keys and "method" not in keys
     assert "本課依異說shehai取shortcut（原取depth）" in result["html"]
     assert "原讀法作：亥涉害獨深，發用。" in result["html"]
+
+
+def test_a_method_that_gives_way_is_told_in_the_kbs_words(session):
+    chart = session.cast_offset("甲子", 6)  # 返吟, where 涉害 would also apply
+    step = steps_of(chart)["method"]
+    graph = session.why(chart, f"outranked({chart.id}, 涉害)")
+    rule = next(graph.nodes[c] for c in graph.successors(graph.graph["root"]))
+    assert rule["zh"] == "涉害雖可用，返吟先取（第二先於第五）" and rule["zh"] in step.text
+    assert "method.outranked" in step.rules
+    first = steps_of(session.cast_offset("甲子", 0))["method"]  # 伏吟, the first tried
+    assert first.text.startswith("伏吟居諸法之首。") and "method_order(伏吟, 1)" in first.atoms
