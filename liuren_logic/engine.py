@@ -9,17 +9,21 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Optional, Sequence
 
-from pyDatalog import Logic
-from pyDatalog.pyParser import Term
-
 from . import compiler
 from . import syntax as S
 from .checker import Program, pydatalog_problems, recursive_atoms
 from .errors import InputError, KBError
+from .compiler import Term
 from .semantics import EvaluationLimit, Value, sort_key
 Pattern = Sequence[Optional[Value]]
 
 _active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
+
+
+def Logic(*args):  # noqa: N802 - pyDatalog's; imported, as Term, on the first compile
+    from pyDatalog import Logic as logic
+
+    return logic(*args)
 
 
 class KnowledgeBase:
