@@ -213,12 +213,19 @@ def encode_module(module: S.Module) -> bytes:
 
 def node_data(value, path: str):
     """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…, line, col]}``,
-    its position last; tuples are lists. Anything else is a TypeError."""
+    its position last; tuples are lists. A fact (a rule without a body over constants) is written
+    flat, ``{"Fact": [pred, [[value, line, col]…], line, col, the rule's other fields…, line, col]}``
+    (a KB holds thousands). Anything else is a TypeError."""
     if isinstance(value, tuple):
         return [node_data(v, path) for v in value]
     if type(value) in (str, int, bool):
         return value
     cls = type(value)
+    if cls is S.Rule and _FACT_FIELDS and _flat_fact(value, path):
+        head = value.head
+        return {"Fact": [head.pred, [[a.value, a.pos.line, a.pos.col] for a in head.args], head.pos.line, head.pos.col,
+                         *(node_data(getattr(value, name), path) for name in _FACT_FIELDS),
+                         value.pos.line, value.pos.col]}
     *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
     if last is None or last.name != "pos" or value.pos.path != path:
         raise TypeError(f"not a syntax node of {path}: {value!r}")
@@ -243,8 +250,32 @@ def decode_nodes(payload: bytes, path: str):
     for a frozen dataclass costs more than the rest of the decoding."""
     new = object.__new__
 
+    def at(line, col) -> Position:
+        pos = new(Position)
+        pos.__dict__.update(path=path, line=line, col=col)
+        return pos
+
+    def fact(fields: list) -> S.Rule:
+        pred, consts, line, col, *rest = fields
+        if len(rest) != len(_FACT_FIELDS) + 2:
+            raise ValueError(f"a fact with {len(fields)} fields")
+        args = []
+        for value, at_line, at_col in consts:
+            const = new(S.Const)
+            const.__dict__.update(value=value, pos=at(at_line, at_col))
+            args.append(const)
+        head = new(S.Atom)
+        head.__dict__.update(pred=pred, args=tuple(args), pos=at(line, col))
+        rule = new(S.Rule)
+        rule.__dict__.update(head=head, body=(), pos=at(rest[-2], rest[-1]))
+        for name, field in zip(_FACT_FIELDS, rest):
+            rule.__dict__[name] = tuple(map(_tuples, field)) if type(field) is list else field
+        return rule
+
     def node(value: dict):
         ((tag, fields),) = value.items()
+        if tag == "Fact":
+            return fact(fields)
         cls, names = _LAYOUT[tag]
         if len(fields) != len(names) + 2:
             raise ValueError(f"a {tag} with {len(fields)} fields")
@@ -252,9 +283,7 @@ def decode_nodes(payload: bytes, path: str):
         attrs = made.__dict__
         for name, field in zip(names, fields):
             attrs[name] = tuple(map(_tuples, field)) if type(field) is list else field
-        pos = new(Position)
-        pos.__dict__.update(path=path, line=fields[-2], col=fields[-1])
-        attrs["pos"] = pos
+        attrs["pos"] = at(fields[-2], fields[-1])
         return made
 
     return json.loads(payload, object_hook=node)
@@ -268,8 +297,17 @@ def _layout(cls) -> tuple:
     return cls, names[:-1]
 
 
+def _flat_fact(rule: S.Rule, path: str) -> bool:
+    """Whether a rule is a fact of constants, every position in ``path``."""
+    return (not rule.body and all(type(a) is S.Const and a.pos.path == path for a in rule.head.args)
+            and rule.pos.path == rule.head.pos.path == path)
+
+
 _LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
 assert not hasattr(Position, "__post_init__") and "__slots__" not in vars(Position)
+# The rule's fields after its head and body, when a fact can be written flat (Atom and Const as expected).
+_FACT_FIELDS = (_LAYOUT["Rule"][1][2:] if _LAYOUT["Rule"][1][:2] == ("head", "body")
+                and _LAYOUT["Atom"][1] == ("pred", "args") and _LAYOUT["Const"][1] == ("value",) else ())
 
 
 def _tuples(value):
