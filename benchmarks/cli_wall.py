@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Whole ``liuren`` processes, wall time, warm, beside a kinliuren script casting the same chart.
 
-Each command runs once to warm the caches (the parse cache, the OS's file cache), then
+Each command runs once to warm the caches (the school cache, the OS's file cache), then
 ``--runs`` times; the figures are the median wall time, interpreter start included, and the
 median CPU time (user + system) of the process, which a busy machine changes far less: on
-an idle machine the wall time is the CPU time and a few milliseconds.
+an idle machine the wall time is the CPU time and a few milliseconds. The package's modules are
+byte-compiled first, as ``pip install`` does (an editable install under
+``PYTHONDONTWRITEBYTECODE`` would otherwise compile every module at every start).
 
     python benchmarks/cli_wall.py                 # every row, 7 runs each
     python benchmarks/cli_wall.py --runs 3 --json wall.json
@@ -12,6 +14,8 @@ an idle machine the wall time is the CPU time and a few milliseconds.
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
 import json
 import os
 import resource
@@ -47,6 +51,13 @@ def liuren_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "liuren_logic.cli"]
 
 
+def compile_package() -> None:
+    """Byte-compile liuren_logic and the folders it links to (explain), as an installed package is."""
+    package = Path(importlib.util.find_spec("liuren_logic").submodule_search_locations[0])
+    for folder in {package, *(d.resolve() for d in package.iterdir() if d.is_dir() and d.name != "__pycache__")}:
+        compileall.compile_dir(folder, maxlevels=0, quiet=1)
+
+
 def cpu_of_children() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -69,6 +80,7 @@ def wall(argv: list[str], runs: int) -> tuple[float, float]:
 
 def measure(runs: int, rows=ROWS) -> dict:
     liuren = liuren_command()
+    compile_package()
     kin, kin_cpu = wall([sys.executable, "-c", KINLIUREN], runs)
     out = {"runs": runs, "kinliuren_s": kin, "kinliuren_cpu_s": kin_cpu, "cpus": os.cpu_count(),
            "load": os.getloadavg()[0], "python": sys.version.split()[0], "rows": []}

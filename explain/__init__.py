@@ -8,7 +8,7 @@ __all__ = ["Derivation"]
 
 
 def __getattr__(name: str):
-    """``Derivation`` on first use: the board and the lesson need neither it nor networkx."""
+    """``Derivation`` on first use: the board and the lesson do not need it."""
     if name == "Derivation":
         from .notebook import Derivation
 

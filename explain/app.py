@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from .board import WORDS, render_chart
+from .board import WORDS, render_chart, spirit_omens
 from .contrast import answer
 from .page import CSS, board_html, derivation_html, esc, picture_html
-from .lesson import header, lesson_steps
+from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
 
 if TYPE_CHECKING:
@@ -60,8 +60,9 @@ def _spirits_and_patterns(chart: "Chart", lang: str) -> str:
     patterns: dict[str, list[str]] = {}
     for group, pattern in chart.patterns:
         patterns.setdefault(group, []).append(pattern)
-    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s)) for s in names) + "</li>"
-                   for (where, branch), names in spirits.items())
+    omen = spirit_omens(chart)
+    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s + omen.get(s, ""))) for s in names)
+                   + "</li>" for (where, branch), names in spirits.items())
     groups = "".join(f"<li>{esc(group)}: " + " ".join(_ask("pattern", p, esc(p)) for p in names) + "</li>"
                      for group, names in patterns.items())
     return (f'<section class="lr-more"><h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul>'
@@ -119,8 +120,16 @@ def comparison(before: "Chart", after: "Chart", question: str = "initial", lang:
     table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)}</th>'
              f"<th>{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
         f"<p>{esc(APP_WORDS[lang]['unchanged'])}</p>"
+    steps = lesson_steps(after, lang)  # told afresh: the marks are set on these steps only
+    follows = compare(steps, after, lesson_steps(before, lang), before)
+    marked = [(i, s) for i, s in enumerate(steps, 1) if s.differs]
+    items = "".join(f'<li value="{i}"><b>{esc(s.title)}</b> {esc(s.text)}<br>'
+                    f'<span class="lr-cite">{esc(differs_note(s, lang))}</span></li>' for i, s in marked)
+    lesson = (f'<p class="lr-follows">{esc(follows_line(steps, follows, lang))}</p>'
+              + (f'<ol class="lr-steps">{items}</ol>' if marked else "")) if follows else ""
     return {"a": before.session.name, "b": after.session.name, "changes": changes,
-            "html": f'{table}<div class="lr-sides">{columns}</div>'}
+            "steps": [{"number": i, "key": s.key, "differs": s.differs} for i, s in marked],
+            "html": f'{table}{lesson}<div class="lr-sides">{columns}</div>'}
 
 
 APP_CSS = """

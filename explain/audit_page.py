@@ -10,7 +10,7 @@ from .tree import render as render_tree
 from .view import compact
 
 if TYPE_CHECKING:
-    import networkx as nx
+    from liuren_logic.digraph import Digraph
 
     from liuren_logic.audit import Audit
 
@@ -22,7 +22,7 @@ pre{font-size:.8em;background:#fafafa;padding:.6em;overflow:auto}
 """
 
 
-def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "nx.DiGraph"]]] = None,
+def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "Digraph"]]] = None,
                lang: str = "zh") -> str:
     """The page: ``explained`` maps a chart id to {reading: derivation graph}."""
     rows = "".join(f"<tr><td>{esc(c)}</td><td>{n}</td></tr>" for c, n in audit.summary().items() if n)

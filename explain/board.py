@@ -23,13 +23,14 @@ WORDS = {
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
            "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法", "generals": "天將",
            "pillars": "四柱", "jie": "節", "qi": "中氣", "jiang": "月將", "given": "月將",
-           "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}},
+           "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}, "unkeyed": "他"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
            "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
            "bifa": "rules of the 畢法賦", "generals": "generals (天將)",
            "pillars": "pillars", "jie": "節", "qi": "中氣", "jiang": "月將",
-           "origin": {"歲": "year (歲)", "月": "month (月)", "季": "season (季)", "日": "day (日)"}},
+           "origin": {"歲": "year (歲)", "月": "month (月)", "季": "season (季)", "日": "day (日)"},
+           "unkeyed": "other"},
 }
 
 
@@ -65,31 +66,42 @@ def _short(chart: "Chart", general: str | None) -> str:
 ORIGINS = (("歲", ("歲",)), ("月", ("月",)), ("季", ("季",)), ("日", ("日支", "日干")))  # spirit_key, grouped
 
 
+def spirit_omens(chart: "Chart") -> dict[str, str]:
+    """吉 or 凶 of each spirit the seeds call so (``spirit_omen``, kb/spirits/omen.dl)."""
+    if "spirit_omen" not in chart.session.kb.program.preds:
+        return {}
+    return dict(chart.session.source(chart.id).query("spirit_omen", [None, None]))
+
+
 def _spirits_by_origin(chart: "Chart", words: dict) -> list[str]:
     """The spirits that show, grouped by what they are reckoned from (``spirit_key``: year, month,
-    season, day), each with its branch and the places it shows on: 天馬寅(中傳)."""
+    season, day), each with its branch, the places it shows on and its 吉/凶 where the seeds say
+    (``spirit_omen``): 月德寅(中傳)吉. The day's marks (日祿, 日德) have their own line."""
+    source, preds = chart.session.source(chart.id), chart.session.kb.program.preds
     keys: dict[str, set] = defaultdict(set)
-    if "spirit_key" in chart.session.kb.program.preds:
-        for spirit, key in chart.session.source(chart.id).query("spirit_key", [None, None]):
-            keys[spirit].add(key)
+    for spirit, key in source.query("spirit_key", [None, None]) if "spirit_key" in preds else ():
+        keys[spirit].add(key)
+    omen = spirit_omens(chart)
+    marks = {m for m, _ in chart.rows("day_mark")} if "day_mark" in preds else set()
     places: dict[tuple, list[str]] = {}
     for where, branch, spirit in chart.spirits:
-        places.setdefault((spirit, branch), []).append(where)
+        if spirit not in marks:
+            places.setdefault((spirit, branch), []).append(where)
     groups: dict[str, list[str]] = {origin: [] for origin, _ in ORIGINS}
     for (spirit, branch), wheres in sorted(places.items()):
-        origin = "·".join(o for o, ks in ORIGINS if keys[spirit] & set(ks)) or "？"
-        groups.setdefault(origin, []).append(f"{spirit}{branch}({'·'.join(wheres)})")
+        origin = "·".join(o for o, ks in ORIGINS if keys[spirit] & set(ks)) or words["unkeyed"]
+        groups.setdefault(origin, []).append(f"{spirit}{branch}({'·'.join(wheres)}){omen.get(spirit, '')}")
     names = words["origin"]
     return [f"  {'·'.join(names.get(o, o) for o in origin.split('·'))}: {' '.join(items)}"
             for origin, items in groups.items() if items]
 
 
-def _general_states(chart: "Chart", everyone: bool = False) -> list[str]:
+def _general_states(chart: "Chart", everyone: bool = False) -> tuple[list[str], set[str]]:
     """Each general's seat (the branch it rides over its earth palace) and the states (``general_state``)
-    it is in there: the generals of the lessons and transmissions, or all twelve."""
+    it is in there: the generals of the lessons and transmissions, or all twelve; and the states drawn."""
     preds = chart.session.kb.program.preds
     if "general_seat" not in preds or "general_state" not in preds:
-        return []
+        return [], set()
     seats = {g: (b, p) for g, b, p in chart.rows("general_seat")}
     states: dict[str, list[str]] = defaultdict(list)
     for general, state in chart.rows("general_state"):
@@ -97,8 +109,9 @@ def _general_states(chart: "Chart", everyone: bool = False) -> list[str]:
     shown = [t.general for t in chart.transmissions] + [l.general for l in reversed(chart.lessons)]
     if everyone:
         shown += sorted(seats, key=lambda g: seats[g][1])
-    return [f"  {g} {seats[g][0]}臨{seats[g][1]}: {' '.join(states[g]) or '—'}"
-            for g in dict.fromkeys(shown) if g in seats]
+    shown = [g for g in dict.fromkeys(shown) if g in seats]
+    return ([f"  {g} {seats[g][0]}臨{seats[g][1]}: {' '.join(states[g]) or '—'}" for g in shown],
+            {s for g in shown for s in states[g]})
 
 
 def calendar_line(chart: "Chart", words: dict) -> str:
@@ -113,13 +126,14 @@ def _spirits_and_patterns(chart: "Chart", words: dict, all_generals: bool = Fals
     lines = []
     if chart.spirits:
         lines += ["", f"{words['spirits']}:"] + _spirits_by_origin(chart, words)
-    generals = _general_states(chart, all_generals)
+    generals, drawn = _general_states(chart, all_generals)
     if generals:
         lines += ["", f"{words['generals']}:"] + generals
     if chart.patterns:
         by_group: dict[str, list[str]] = {}
         for group, pattern in chart.patterns:
-            by_group.setdefault(group, []).append(pattern)
+            if pattern not in drawn:  # a general's state drawn with its general above is not repeated
+                by_group.setdefault(group, []).append(pattern)
         lines += ["", f"{words['patterns']}:"] + [f"  {group}: {' '.join(items)}" for group, items in by_group.items()]
         if chart.reliefs:
             lines.append(f"  {words['relief']}: " + " ".join(f"{p}←{r}" for p, r in chart.reliefs))

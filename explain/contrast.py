@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-import networkx as nx
+from liuren_logic.digraph import Digraph
 
 from liuren_logic.inputs import members
 from liuren_logic.provenance import Derivable, Firing, atom_text, firing_label
@@ -54,17 +54,17 @@ class Answer:
     lines: list[str]
     atoms: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
-    derive: Optional[Callable[[], nx.DiGraph]] = field(default=None, repr=False, compare=False)
+    derive: Optional[Callable[[], Digraph]] = field(default=None, repr=False, compare=False)
 
     @property
-    def graph(self) -> nx.DiGraph:
+    def graph(self) -> Digraph:
         """The decisive reason's derivation, titled by the question and the answer."""
         graph = self.derive()
         graph.graph["question"] = self.question
         graph.graph["answer"] = list(self.lines)
         return graph
 
-    def picture(self, depth: int = PICTURE_DEPTH) -> nx.DiGraph:
+    def picture(self, depth: int = PICTURE_DEPTH) -> Digraph:
         """The reader's view of ``graph`` cut ``depth`` steps below the question (a negation not opened)."""
         graph = compact(self.graph)
         root = graph.graph["root"]
@@ -92,7 +92,7 @@ class _Asker:
         firings = self.explainer.firings((pred, (self.chart.id, value)))
         return firings[0] if firings else None
 
-    def derivation(self, pred: str, value: str, firing: Firing) -> Callable[[], nx.DiGraph]:
+    def derivation(self, pred: str, value: str, firing: Firing) -> Callable[[], Digraph]:
         return lambda: self.explainer.why(pred, (self.chart.id, value), firing=firing)
 
     def decided(self, candidates: bool) -> tuple[str, list[str]]:

@@ -3,15 +3,19 @@
 The order is the classroom's: 天盤 → 四課 → which lessons have a 剋 → the method that
 decides (and why each method tried before it does not apply) → how the initial is picked
 from the candidates (比用, 涉害 palace by palace) → the initial → middle and final → what
-the transmissions carry (六親 遁干 旬空) → the heavenly generals → the patterns → the
-spirits on 干上, 支上 and the transmissions.
+the transmissions carry (六親 遁干 旬空) → the heavenly generals → the 課體 → the patterns →
+the spirits on 干上, 支上 and the transmissions (with 吉/凶 where the seeds say) → the day's
+marks (祿 馬 丁 德) → 旺相 and 長生 → 年命 (when a querent is given).
 
 Every sentence states KB relations: a step lists them as ``atoms`` (``why`` answers each,
 ``not …`` ones by why-not) and names the rules of their derivations; the reasons a method
 does not apply are themselves rules (``unmet``). The templates in ``TEXT`` only arrange
 what the relations say. Seed lines are quoted with their lacunae repaired and marked
 (``verse_repair``) and the verses' names of the branches glossed (``branch_name``); a
-step resting on a disputed reading (a rule from ``kb/variants``) says which it follows.
+step resting on a disputed reading (a rule from ``kb/variants``) says which it follows, and
+under a reading other than the school's own, :func:`compare` marks the steps it changes.
+One explainer serves the whole lesson: each atom's rule application is read from it
+(``Explainer.chosen``) without drawing a graph.
 
 >>> from liuren_logic import Session
 >>> steps = lesson_steps(Session().cast("辛巳", "寅", "午"))
@@ -70,7 +74,6 @@ TEXT = {
         "method_tried": "依次相試：{reasons}。",
         "method_first": "{method}居諸法之首。",
         "method_chosen": "{because}；{chosen}，故以{method}定課。",
-        "method_outranks": "{others}雖亦可用，然{method}先取。",
         "candidates": "用神候選：{found}。",
         "candidate_count": "候選共{count_n}神。",
         "bi": "日干{stem}屬{polarity}；候選之中{found}。",
@@ -99,6 +102,7 @@ TEXT = {
         "patterns": "課得{count_n}格，依類：{groups}。",
         "group": "{group}：{names}",
         "spirits": "干上、支上及三傳所見神煞：{places}。",
+        "omens": "其中種子明言{groups}。", "omen_group": "{names}{omen}", "omen_words": {"吉": "吉", "凶": "凶"},
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
         "keti": "課體{count_n}，依類：{groups}。",
@@ -110,6 +114,7 @@ TEXT = {
         "carried_item": "{position}{branch}：{found}",
         "stages": "三傳於日干{stem}之十二長生：{items}。",
         "life": "{items}。",
+        "resting": "課格之繫於此者：{names}。",
     },
     "en": {
         "header": "{day} day (日), monthly general (月將) {jiang} over the hour (時) {hour}, {when}: {decided}, "
@@ -152,7 +157,6 @@ TEXT = {
         "method_tried": "The methods are tried in order: {reasons}.",
         "method_first": "{method} is the first method tried.",
         "method_chosen": "{because}; {chosen}, so {method} decides the chart.",
-        "method_outranks": "{others} would also apply, but {method} is tried first.",
         "candidates": "The candidates for the initial: {found}.",
         "candidate_count": "{count_n} candidates in all.",
         "bi": "The day stem {stem} is {polarity}; of the candidates {found}.",
@@ -182,6 +186,8 @@ TEXT = {
         "patterns": "The chart shows {count_n} patterns, by group: {groups}.",
         "group": "{group}: {names}",
         "spirits": "The spirits on the stem (干上), the branch (支上) and the transmissions: {places}.",
+        "omens": "Of these the seeds call {groups}.", "omen_group": "{omen} {names}",
+        "omen_words": {"吉": "auspicious (吉)", "凶": "ominous (凶)"},
         "place": "{place} {branch}: {names}",
         "item": "{name}: {label}",
         "keti": "The chart has {count_n} names (課體), by group: {groups}.",
@@ -193,13 +199,16 @@ TEXT = {
         "carried_item": "the {position} {branch}: {found}",
         "stages": "The transmissions in the day stem {stem}'s twelve stages (十二長生): {items}.",
         "life": "{items}.",
+        "resting": "The patterns that rest on these: {names}.",
     },
 }
 
 # Which steps explain which conclusion of the page.
 CONCLUSION_STEPS = {"initial": ("candidates", "initial", "carry"), "middle": ("sequence", "carry"),
                     "final": ("sequence", "carry"), "method": ("ke", "method"), "lesson1": ("lessons", "ke"),
-                    "lesson2": ("lessons", "ke"), "lesson3": ("lessons", "ke"), "lesson4": ("lessons", "ke")}
+                    "lesson2": ("lessons", "ke"), "lesson3": ("lessons", "ke"), "lesson4": ("lessons", "ke"),
+                    "general": ("generals",), "noble": ("generals",), "keti": ("keti",), "pattern": ("patterns",),
+                    "spirit": ("spirits",)}
 _VARIANT = re.compile(r"variants/([^/]+)/([^/:]+)\.dl")
 
 
@@ -257,14 +266,21 @@ class _Teacher:
         """One explainer for the whole lesson: what one step derived, the next reuses."""
         return self.session.explainer(self.chart.id)
 
-    def state(self, pred: str, *args, quote: bool = True) -> dict:
-        """Note the atom ``pred(chart, args…)`` as said; return the rule application that derived it
-        (the node below the atom in ``why``'s graph)."""
-        args = (self.chart.id, *args)
+    def state(self, pred: str, *args, quote: bool = True, of_chart: bool = True) -> dict:
+        """Note the atom ``pred(chart, args…)`` (``pred(args…)`` for a relation not of the chart) as
+        said; return the rule application that derived it (the node below the atom in ``why``'s graph)."""
+        args = (self.chart.id, *args) if of_chart else args
         self.notes.atoms.append(atom_text(pred, args))
         firing = self.last = self.explainer.chosen(pred, args)
-        if firing is None:
-            return {"kind": "fact", "text": atom_text(pred, args)}
+        if firing is None:  # a fact: a table's (with its id and seed line) or a plain one
+            table = self.explainer.table_of((pred, args))
+            attrs = {"kind": "fact", "text": atom_text(pred, args)}
+            if table is not None:
+                attrs.update(rule=table.id, source=table.source, zh=table.label("zh"), en=table.label("en"))
+                self.notes.rules.append(attrs)
+                if quote:
+                    self.notes.quoted.append(attrs)
+            return attrs
         attrs = self.explainer.application(firing)
         self.note_readings(firing)
         self.notes.rules.append(attrs)
@@ -421,16 +437,16 @@ class _Teacher:
                        for attrs, ms in reasons]
             text = t["method_tried"].format(reasons=self.sep(clauses, "clause_sep"))
         else:
+            self.state("method_order", method, order[method], quote=False, of_chart=False)
             text = t["method_first"].format(method=method)
         applied = self.state("applicable", method)
         chosen = self.state("chosen", method, quote=False)  # the KB's words: no method tried earlier applies
         text = self.sentences(text, t["method_chosen"].format(method=method, because=self.label(applied, True),
                                                               chosen=self.label(chosen)))
         others = sorted((m for (m,) in self.rows("applicable") if m != method), key=order.get)
-        for m in others:
-            self.state("outranked", m, quote=False)
-        if others:
-            text = self.sentences(text, t["method_outranks"].format(others=self.series(others), method=method))
+        outranked = [self.label(self.state("outranked", m, quote=False)) for m in others]  # the KB's words again
+        if outranked:
+            text = self.sentences(text, self.capital(self.sep(outranked, "clause_sep")) + t["end"])
         return self.step("method", text)
 
     def candidates(self) -> Optional[Step]:
@@ -471,7 +487,6 @@ class _Teacher:
             return []
         seat = {u: e for e, u in self.chart.heaven.items()}
         mode = self.rows("ke_mode")[0][0]
-        explainer = self.session.explainer(self.chart.id)
         met = self.rows("shehai_met")
         walks = []
         entered = [self.state("shehai_pool", u) for u in pool]
@@ -482,7 +497,7 @@ class _Teacher:
                 deepest = [self.state("deepest", v) for v in pool]
                 walks.append(self.capital(self.template(deepest[0], {"U": self.sep(pool)})) + t["end"])
                 break
-            steps = {q: explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
+            steps = {q: self.explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
             path.sort(key=steps.get)
             for q in path:
                 self.state("on_path", u, q)
@@ -638,7 +653,19 @@ class _Teacher:
                                                       found=t["also"].join(said)))
         if items:
             parts.append(t["carried"].format(items=self.sep(items, "clause_sep")))
-        return self.step("strength", self.sentences(*parts)) if parts else None
+        parts.append(self.resting(("strength", "element_strength")))
+        return self.step("strength", self.sentences(*parts)) if any(parts) else None
+
+    def resting(self, preds: tuple[str, ...]) -> str:
+        """The patterns whose rule rests directly on one of ``preds`` (read from the derivation), each
+        stated with its rule and verse as an item; the sentence naming them ('' if none)."""
+        names = []
+        for _, name in self.chart.patterns:
+            firing = self.explainer.chosen("pattern", (self.chart.id, name))
+            if firing is not None and any(a[0] in preds for a in firing.atoms):
+                self.item(name, self.state("pattern", name))
+                names.append(name)
+        return self.t["resting"].format(names=self.series(names)) if names else ""
 
     def life(self) -> Optional[Step]:
         """The querent: year of birth and 本命, age and 行年, and what stands over each, with its general."""
@@ -653,7 +680,8 @@ class _Teacher:
             for r, general in self.rows("life_general"):
                 if r == role:
                     said.append(self.label(self.state("life_general", role, general)))
-        return self.step("life", self.t["life"].format(items=self.capital(self.sep(said, "clause_sep"))))
+        text = self.t["life"].format(items=self.capital(self.sep(said, "clause_sep")))
+        return self.step("life", self.sentences(text, self.resting(("life_point", "life_upper", "life_general"))))
 
     def patterns(self) -> Optional[Step]:
         t = self.t
@@ -679,7 +707,19 @@ class _Teacher:
             return None
         found = self.sep((t["place"].format(place=w, branch=b, names=self.sep(ns)) for (w, b), ns in places.items()),
                          "clause_sep")
-        return self.step("spirits", t["spirits"].format(places=found))
+        text = t["spirits"].format(places=found)
+        omens: dict[str, list[str]] = {}
+        known = dict(self.session.source(self.chart.id).query("spirit_omen", [None, None])) \
+            if "spirit_omen" in self.session.kb.program.preds else {}
+        for spirit in dict.fromkeys(s for _, _, s in self.chart.spirits):
+            if spirit in known:
+                self.state("spirit_omen", spirit, known[spirit], of_chart=False)
+                omens.setdefault(known[spirit], []).append(spirit)
+        if omens:
+            groups = (t["omen_group"].format(omen=t["omen_words"][o], names=self.series(omens[o])) for o in ("吉", "凶")
+                      if o in omens)
+            text = self.sentences(text, t["omens"].format(groups=self.sep(groups, "clause_sep")))
+        return self.step("spirits", text)
 
 
 def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
@@ -767,11 +807,17 @@ def render_step(step: Step, index: int, lang: str = "zh") -> str:
         lines.append("   " + cite(step, lang))
     lines += ["   " + note for note in reading_notes(step, lang)]
     if step.differs:
-        t = TEXT[lang]
-        readings = t["list_sep"].join(f"{k}={r}" for k, r in step.differs["readings"].items())
-        lines.append("   " + (t["differs"].format(readings=readings, text=step.differs["text"])
-                              if step.differs["text"] is not None else t["differs_gone"].format(readings=readings)))
+        lines.append("   " + differs_note(step, lang))
     return "\n".join(lines)
+
+
+def differs_note(step: Step, lang: str = "zh") -> str:
+    """Under another reading: how the step differs, quoting it as the school's own reading has it."""
+    t = TEXT[lang]
+    readings = t["list_sep"].join(f"{k}={r}" for k, r in step.differs["readings"].items())
+    if step.differs["text"] is None:
+        return t["differs_gone"].format(readings=readings)
+    return t["differs"].format(readings=readings, text=step.differs["text"])
 
 
 def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] = None,

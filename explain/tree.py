@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 
-import networkx as nx
+from liuren_logic.digraph import Digraph
 
 from .view import compact, ordered_children
 
@@ -32,7 +32,7 @@ def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def children(graph: nx.DiGraph, node: str) -> list[str]:
+def children(graph: Digraph, node: str) -> list[str]:
     """A node's children in the order of the rule body, then by text."""
     return ordered_children(graph, node)
 
@@ -65,7 +65,7 @@ def describe(attrs: dict, lang: str = "zh") -> str:
     return line
 
 
-def render(graph: nx.DiGraph, lang: str = "zh", depth: int | None = None, full: bool = False) -> str:
+def render(graph: Digraph, lang: str = "zh", depth: int | None = None, full: bool = False) -> str:
     """The derivation below the graph's root, one node a line (``full``: every node)."""
     if not full:
         graph = compact(graph)

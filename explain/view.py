@@ -13,8 +13,8 @@ states the result), aggregate nodes (their witnesses stay) and, below a negation
 ``why`` proof, the chain of failing rules (only what was checked and found absent stays).
 A folded node's children attach to the nearest shown ancestor, in body order.
 
->>> import networkx as nx
->>> g = nx.DiGraph(root="a")
+>>> from liuren_logic.digraph import Digraph
+>>> g = Digraph(root="a")
 >>> g.add_node("a", kind="atom", text="p(1)"); g.add_node("r", kind="rule", text="r", labelled=False)
 >>> g.add_node("f", kind="fact", text="q(1)"); g.add_edge("a", "r", order=0); g.add_edge("r", "f", order=0)
 >>> list(compact(g).edges)
@@ -22,12 +22,12 @@ A folded node's children attach to the nearest shown ancestor, in body order.
 """
 from __future__ import annotations
 
-import networkx as nx
+from liuren_logic.digraph import Digraph
 
 NEGATIVE_ROOTS = ("absent", "fail")
 
 
-def is_plumbing(graph: nx.DiGraph, node: str) -> bool:
+def is_plumbing(graph: Digraph, node: str) -> bool:
     """True when the compact view folds this node away."""
     attrs = graph.nodes[node]
     kind = attrs.get("kind")
@@ -42,18 +42,18 @@ def is_plumbing(graph: nx.DiGraph, node: str) -> bool:
     return kind == "fail" or (kind == "absent" and graph.out_degree(node) > 0)
 
 
-def _root_kind(graph: nx.DiGraph) -> str | None:
+def _root_kind(graph: Digraph) -> str | None:
     root = graph.graph.get("root")
     return graph.nodes[root].get("kind") if root in graph else None
 
 
-def ordered_children(graph: nx.DiGraph, node: str) -> list[str]:
+def ordered_children(graph: Digraph, node: str) -> list[str]:
     """A node's children in the order of the rule body, then by text."""
     return sorted(graph.successors(node),
                   key=lambda c: (graph.edges[node, c].get("order", 0), graph.nodes[c].get("text", "")))
 
 
-def shown_below(graph: nx.DiGraph, node: str, keep) -> list[tuple[str, dict]]:
+def shown_below(graph: Digraph, node: str, keep) -> list[tuple[str, dict]]:
     """The shown nodes nearest below ``node``, each with the attributes of the edge into it."""
     out: dict[str, dict] = {}
     seen: set[str] = set()
@@ -78,11 +78,11 @@ def _chooses(attrs: dict) -> bool:
     return attrs.get("kind") == "aggregate" and attrs.get("func") in ("max", "min")
 
 
-def compact(graph: nx.DiGraph) -> nx.DiGraph:
+def compact(graph: Digraph) -> Digraph:
     """The graph as a reader sees it (see the module docstring); attributes are kept."""
     root = graph.graph.get("root")
     keep = {n for n in graph if n == root or not is_plumbing(graph, n)}
-    out = nx.DiGraph(**graph.graph)
+    out = Digraph(**graph.graph)
     reachable = {root} if root in graph else set(keep)
     stack = list(reachable)
     while stack:

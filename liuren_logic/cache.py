@@ -1,15 +1,16 @@
-"""A cache of parsed KB files, so start-up does not re-parse unchanged files.
+"""A cache of parsed KB files (and of whole loaded schools, :mod:`.snapshot`), so start-up
+does not re-parse unchanged files.
 
 Entries live in memory for the process and on disk (``$LIUREN_CACHE`` or
 ``~/.cache/liuren-logic``) as plain JSON data, never pickles: reading an entry builds
 only this package's syntax nodes from strings, numbers and lists, so no entry can run
-code. The key covers the file's bytes, its shown path, lark's version and every source
-file of this package, so a changed file, grammar or parser misses. Each entry carries
+code. The key covers the file's bytes, its shown path, lark's version and the source
+files of this package's own modules, so a changed file, grammar or parser misses. Each entry carries
 an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
 whose MAC does not match is parsed afresh and replaced. The directory is used only
 when it is a real directory owned by the user and not writable by group or others;
 temporary files are removed whether or not the write succeeds, and the oldest entries
-beyond ``MAX_ENTRIES``.
+beyond ``MAX_ENTRIES`` or ``MAX_BYTES``.
 """
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ import hmac
 import json
 import os
 import stat
-import tempfile
 from functools import lru_cache
-from importlib.metadata import version as _installed_version
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Optional
 
@@ -33,7 +33,8 @@ _NODES = {name: cls for name, cls in vars(S).items()
           if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == S.__name__
           and cls is not S.Module}
 _KEY_BYTES = 32
-MAX_ENTRIES = 2000  # about 45 versions of the KB and the package; the oldest written go first
+MAX_ENTRIES = 2000  # about 25 versions of the KB and the package; the oldest written go first
+MAX_BYTES = 200 * 2**20  # and no more than this in all (a whole school's entry is about 1.5 MB)
 
 
 def directory() -> Path:
@@ -46,30 +47,42 @@ def code_digest() -> bytes:
 
 
 def digest_of_code(package: Path) -> bytes:
-    """A digest of a package's own code (every .py and .lark file, not the KB) and lark's version."""
-    digest = hashlib.sha256(_installed_version("lark").encode())
-    for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".lark") and "kb" not in path.relative_to(package).parts:
-            digest.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    """A digest of a package's own modules (its top-level .py and .lark files: the parser, checker,
+    compiler and engines; not the explanations or the KB) and of lark's version, read from the
+    bytes of lark's ``__init__.py``, which states it (importing lark or importlib.metadata costs more)."""
+    lark = find_spec("lark")
+    digest = hashlib.sha256(Path(lark.origin).read_bytes() if lark and lark.origin else b"no lark")
+    for path in sorted(package.glob("*")):
+        if path.suffix in (".py", ".lark"):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.digest()
 
 
 def module(path: str, data: bytes, parse) -> S.Module:
     """The parsed form of the KB file ``path`` with these bytes; ``parse()`` computes it on a miss."""
-    name = _entry_name(path.encode("utf-8", "surrogateescape"), data)
-    if name in _memory:
-        return _memory[name]
+    name = entry_name(path.encode("utf-8", "surrogateescape"), data)
+    if name not in _memory:
+        _memory[name] = entry(name, parse, encode_module, lambda payload: decode_module(payload, path))
+    return _memory[name]
+
+
+def entry(name: str, make, encode, decode):
+    """The value stored under ``name`` (``decode(payload)``), or ``make()``'s, then stored as ``encode(value)``.
+
+    A payload whose MAC does not match, or that ``decode`` refuses (ValueError, TypeError,
+    KeyError, IndexError, RecursionError), counts as a miss; ``encode`` may refuse a value
+    (TypeError, ValueError, RecursionError), which is then not stored."""
     folder = _usable_directory()
-    found = _load(folder, name, path) if folder is not None else None
+    found = _load(folder, name, decode) if folder is not None else None
     if found is None:
-        found = parse()
+        found = make()
         if folder is not None:
-            _store(folder, name, found)
-    _memory[name] = found
+            _store(folder, name, found, encode)
     return found
 
 
-def _entry_name(*parts: bytes) -> str:
+def entry_name(*parts: bytes) -> str:
+    """An entry's name: a digest of the package's code and of these parts."""
     digest = hashlib.sha256(code_digest())
     for part in parts:
         digest.update(len(part).to_bytes(8, "little") + part)
@@ -116,7 +129,7 @@ def _mac(secret: bytes, name: str, payload: bytes) -> bytes:
     return hmac.new(secret, name.encode() + b"\0" + payload, hashlib.sha256).hexdigest().encode()
 
 
-def _load(folder: Path, name: str, path: str) -> Optional[S.Module]:
+def _load(folder: Path, name: str, decode):
     secret = _secret(folder)
     try:
         stored = _read_private(folder / f"{name}.json") if secret else None
@@ -128,28 +141,36 @@ def _load(folder: Path, name: str, path: str) -> Optional[S.Module]:
     if not hmac.compare_digest(mac, _mac(secret, name, payload)):
         return None
     try:
-        return _decode(payload, path)
-    except (ValueError, TypeError, KeyError, RecursionError):
+        return decode(payload)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
         return None
 
 
-def _store(folder: Path, name: str, value: S.Module) -> None:
+def _store(folder: Path, name: str, value, encode) -> None:
     secret = _secret(folder)
     if secret is None:
         return
     try:
-        payload = json.dumps(_encode(value), ensure_ascii=False, separators=(",", ":")).encode()
-    except (TypeError, ValueError, RecursionError):  # not plain data (or too deep): parse again next time
+        payload = encode(value)
+    except (TypeError, ValueError, RecursionError):  # not plain data (or too deep): make it again next time
         return
     _publish(folder, folder / f"{name}.json", _mac(secret, name, payload) + b"\n" + payload, replace=True)
     _prune(folder)
 
 
 def _prune(folder: Path) -> None:
-    """Remove the old pickle cache's entries (never read) and the oldest entries beyond ``MAX_ENTRIES``."""
+    """Remove the old pickle cache's entries (never read) and the oldest entries beyond ``MAX_ENTRIES``
+    or ``MAX_BYTES``."""
     try:
-        entries = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
-        for path in list(folder.glob("*.pickle")) + entries[:-MAX_ENTRIES]:
+        entries = sorted(((p.stat(), p) for p in folder.glob("*.json")), key=lambda e: e[0].st_mtime_ns)
+        kept, size = len(entries), sum(info.st_size for info, _ in entries)
+        doomed = list(folder.glob("*.pickle"))
+        for info, path in entries[:-1]:  # the newest stays
+            if kept <= MAX_ENTRIES and size <= MAX_BYTES:
+                break
+            doomed.append(path)
+            kept, size = kept - 1, size - info.st_size
+        for path in doomed:
             path.unlink()
     except OSError:
         pass
@@ -158,6 +179,8 @@ def _prune(folder: Path) -> None:
 def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
     """Write ``data`` to a private temporary file, then move it to ``path`` (or link, keeping an existing one)."""
     try:
+        import tempfile  # only to write: a warm start reads
+
         fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
     except OSError:
         return
@@ -177,35 +200,114 @@ def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
             pass
 
 
-def _encode(module: S.Module) -> list:
-    """Syntax nodes as JSON data: a node is ``{"ClassName": [fields…, line, col]}``, its position last."""
-
-    def node(value):
-        if isinstance(value, tuple):
-            return [node(v) for v in value]
-        if type(value) in (str, int, bool):
-            return value
-        cls = type(value)
-        *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
-        if last is None or last.name != "pos" or value.pos.path != module.path:
-            raise TypeError(f"not a syntax node of {module.path}: {value!r}")
-        return {cls.__name__: [node(getattr(value, f.name)) for f in fields] + [value.pos.line, value.pos.col]}
-
-    return [module.path, [[node(v) for v in part] for part in (module.kinds, module.preds, module.rules)], module.lines]
+def dumps(data) -> bytes:
+    """Plain data as one line of compact JSON (a newline inside a string is escaped)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def _decode(payload: bytes, path: str) -> S.Module:
-    """An entry's payload back into syntax nodes, each built as the JSON parser meets it."""
+def encode_module(module: S.Module) -> bytes:
+    """A module as one line of JSON data: its path, its kinds, predicates and rules, its lines."""
+    parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules)]
+    return dumps([module.path, parts, module.lines])
 
-    def node(value: dict):
-        ((tag, (*fields, line, col)),) = value.items()
-        return _NODES[tag](*map(_tuples, fields), Position(path, line, col))
 
-    stored_path, parts, lines = json.loads(payload, object_hook=node)
+def node_data(value, path: str):
+    """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…, line, col]}``,
+    its position last; tuples are lists. A fact (a rule without a body over constants) is written
+    flat, ``{"Fact": [pred, [[value, line, col]…], line, col, the rule's other fields…, line, col]}``
+    (a KB holds thousands). Anything else is a TypeError."""
+    if isinstance(value, tuple):
+        return [node_data(v, path) for v in value]
+    if type(value) in (str, int, bool):
+        return value
+    cls = type(value)
+    if cls is S.Rule and _FACT_FIELDS and _flat_fact(value, path):
+        head = value.head
+        return {"Fact": [head.pred, [[a.value, a.pos.line, a.pos.col] for a in head.args], head.pos.line, head.pos.col,
+                         *(node_data(getattr(value, name), path) for name in _FACT_FIELDS),
+                         value.pos.line, value.pos.col]}
+    *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
+    if last is None or last.name != "pos" or value.pos.path != path:
+        raise TypeError(f"not a syntax node of {path}: {value!r}")
+    return {cls.__name__: [node_data(getattr(value, f.name), path) for f in fields] + [value.pos.line, value.pos.col]}
+
+
+def decode_module(payload: bytes, path: str) -> S.Module:
+    """An entry's payload back into syntax nodes."""
+    stored_path, parts, lines = decode_nodes(payload, path)
     if stored_path != path:
         raise ValueError("an entry for another file")
     kinds, preds, rules = parts
     return S.Module(path, kinds, preds, rules, list(lines))
+
+
+def decode_nodes(payload: bytes, path: str):
+    """JSON data back into the syntax nodes of the file ``path``, each built as the JSON parser meets it
+    (lists stay lists outside nodes).
+
+    A node's fields are set as its dataclass ``__init__`` would set them (these classes have
+    no ``__post_init__`` and no slots: ``_LAYOUT``), without going through ``__init__``, which
+    for a frozen dataclass costs more than the rest of the decoding."""
+    new = object.__new__
+
+    def at(line, col) -> Position:
+        pos = new(Position)
+        pos.__dict__.update(path=path, line=line, col=col)
+        return pos
+
+    def fact(fields: list) -> S.Rule:
+        pred, consts, line, col, *rest = fields
+        if len(rest) != len(_FACT_FIELDS) + 2:
+            raise ValueError(f"a fact with {len(fields)} fields")
+        args = []
+        for value, at_line, at_col in consts:
+            const = new(S.Const)
+            const.__dict__.update(value=value, pos=at(at_line, at_col))
+            args.append(const)
+        head = new(S.Atom)
+        head.__dict__.update(pred=pred, args=tuple(args), pos=at(line, col))
+        rule = new(S.Rule)
+        rule.__dict__.update(head=head, body=(), pos=at(rest[-2], rest[-1]))
+        for name, field in zip(_FACT_FIELDS, rest):
+            rule.__dict__[name] = tuple(map(_tuples, field)) if type(field) is list else field
+        return rule
+
+    def node(value: dict):
+        ((tag, fields),) = value.items()
+        if tag == "Fact":
+            return fact(fields)
+        cls, names = _LAYOUT[tag]
+        if len(fields) != len(names) + 2:
+            raise ValueError(f"a {tag} with {len(fields)} fields")
+        made = new(cls)
+        attrs = made.__dict__
+        for name, field in zip(names, fields):
+            attrs[name] = tuple(map(_tuples, field)) if type(field) is list else field
+        attrs["pos"] = at(fields[-2], fields[-1])
+        return made
+
+    return json.loads(payload, object_hook=node)
+
+
+def _layout(cls) -> tuple:
+    """A syntax node class and its fields before ``pos``, if fields may be set directly."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    if names[-1:] != ("pos",) or hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
+        raise TypeError(f"{cls.__name__} cannot be built field by field")
+    return cls, names[:-1]
+
+
+def _flat_fact(rule: S.Rule, path: str) -> bool:
+    """Whether a rule is a fact of constants, every position in ``path``."""
+    return (not rule.body and all(type(a) is S.Const and a.pos.path == path for a in rule.head.args)
+            and rule.pos.path == rule.head.pos.path == path)
+
+
+_LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
+assert not hasattr(Position, "__post_init__") and "__slots__" not in vars(Position)
+# The rule's fields after its head and body, when a fact can be written flat (Atom and Const as expected).
+_FACT_FIELDS = (_LAYOUT["Rule"][1][2:] if _LAYOUT["Rule"][1][:2] == ("head", "body")
+                and _LAYOUT["Atom"][1] == ("pred", "args") and _LAYOUT["Const"][1] == ("value",) else ())
 
 
 def _tuples(value):

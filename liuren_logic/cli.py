@@ -8,6 +8,7 @@ from KB files is printed with control characters escaped, and files are written 
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import json
 import os
@@ -20,8 +21,7 @@ from .errors import InputError, KBError, LiurenError
 from .script import simplified
 
 if TYPE_CHECKING:
-    import networkx as nx
-from .userfiles import read_regular, write_replacing
+    from .digraph import Digraph
 
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
 # Characters that could move a terminal's cursor, recolour it or reorder text: C0 and C1
@@ -188,6 +188,8 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
 
     session = Session(school or args.school, parse_readings(args.reading) if readings is None else readings,
                       args.kb, engine=args.engine)
+    gc.freeze()  # the command keeps what it loaded to its end (main): no collection need scan it
+    gc.enable()
     if session.kb.school is not None and session.kb.school.note():
         _say(f"liuren: note: {session.kb.school.note()}")
     return session
@@ -285,7 +287,7 @@ def cmd_why(args, negative: bool = False) -> int:
     return 0
 
 
-def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
+def _picture(graph: "Digraph", fmt: str, args) -> str | bytes:
     from .explain.picture import render, to_dot
     from .explain.view import compact
 
@@ -295,7 +297,7 @@ def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
     return to_dot(shown, args.lang) if fmt == "dot" else render(shown, fmt, args.lang)
 
 
-def _simplified_graph(graph: "nx.DiGraph") -> "nx.DiGraph":
+def _simplified_graph(graph: "Digraph") -> "Digraph":
     out = graph.copy()
     for _, attrs in out.nodes(data=True):
         for key, value in attrs.items():
@@ -312,6 +314,8 @@ def _write(data: str | bytes, args, sessions=(), what: str = "--output") -> None
     if output is not None:
         if isinstance(data, str):
             data = (data if data.endswith("\n") else data + "\n").encode("utf-8", "surrogateescape")
+        from .userfiles import write_replacing
+
         write_replacing(output, data, _files_read(args, sessions), what)
     elif isinstance(data, bytes):
         if sys.stdout.isatty():
@@ -489,6 +493,8 @@ def _question(audit, chart_id: str) -> str:
 def _audit_cases(args, sessions) -> int:
     from .audit import follows, render_cases
 
+    from .userfiles import read_regular
+
     data = read_regular(args.cases, "--cases", CASES_LIMIT)
     try:
         cases = json.loads(data.decode("utf-8"))
@@ -512,6 +518,8 @@ def _audit_cases(args, sessions) -> int:
 
 def cmd_serve(args) -> int:
     from .serve import serve
+
+    gc.enable()  # a server lives on
 
     try:
         serve(args.host, args.port, args.school, args.open, args.quiet, out=lambda line: print(line, flush=True))
@@ -550,6 +558,21 @@ def _tolerant(stream) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run one command in this process, leaving the garbage collector as it was."""
+    enabled = gc.isenabled()
+    try:
+        return run(argv)
+    finally:
+        gc.unfreeze()
+        if enabled:
+            gc.enable()
+
+
+def run(argv: Optional[Sequence[str]] = None) -> int:
+    """The ``liuren`` command. The garbage collector waits until the school is loaded; what the
+    load built is then frozen (``_session``): no collection scans it again, not even the one at
+    exit (``main`` thaws it for a caller that goes on)."""
+    gc.disable()
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
     try:
@@ -586,4 +609,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

@@ -21,8 +21,7 @@ engines mean the same by them; a number too large for the semantics is recorded 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-
-from pyDatalog.pyParser import Operation, Term
+from functools import lru_cache
 
 from . import syntax as S
 from .semantics import IntegerLimit, arithmetic, compare, value_key
@@ -188,21 +187,33 @@ def plan(rule: S.Rule, index: int) -> CompiledRule:
     return CompiledRule(rule, index, f"Fire_{index}", body, _ordered_variables(body), aggregates)
 
 
-# pyDatalog terms -----------------------------------------------------------
+# pyDatalog terms (pyDatalog is imported on first use: planning and the bottom-up engine need none of it)
 
-def constant(value) -> Term:
+def Term(*args, **kwargs):  # noqa: N802 - pyDatalog's class
+    from pyDatalog.pyParser import Term as term
+
+    return term(*args, **kwargs)
+
+
+def constant(value):
     return Term(value, forced_type="constant")
 
 
-class _Call(Operation):
-    """A pyDatalog expression calling a Python function on the values of its arguments."""
+@lru_cache(maxsize=1)
+def _call_type() -> type:
+    from pyDatalog.pyParser import Operation
 
-    def __unicode__(self):
-        return f"{self._pyD_operator.__name__}#{id(self._pyD_operator)}{self._pyD_rhs._pyD_name}"
+    class Call(Operation):
+        """A pyDatalog expression calling a Python function on the values of its arguments."""
+
+        def __unicode__(self):
+            return f"{self._pyD_operator.__name__}#{id(self._pyD_operator)}{self._pyD_rhs._pyD_name}"
+
+    return Call
 
 
 def _call(function, *args):
-    return _Call(None, function, list(args))
+    return _call_type()(None, function, list(args))
 
 
 def _holds(value) -> bool:

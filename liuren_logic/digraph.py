@@ -1,8 +1,11 @@
-"""The predicate dependency graph: a small directed graph, so loading a school needs no networkx.
+"""A small directed graph with attributes: the predicate dependency graph and the derivations.
 
-networkx (the derivation graphs' type) takes longer to import than a whole cast takes; the
-checker needs only edges with attributes, reachability and the strongly connected
-components in dependency order, which are here.
+networkx takes longer to import than a whole cast takes, so neither loading a school nor
+answering why / why-not uses it. :class:`Digraph` has the part of ``networkx.DiGraph``'s
+interface that they use (``graph``, ``nodes[n]``, ``edges[a, b]``, ``nodes(data=True)``,
+``successors`` …), so code written for either works on both; the rest of this module is the
+few algorithms needed: reachability, strongly connected components in dependency order,
+shortest paths, node-link data.
 
 >>> g = Digraph(); g.add_edge("a", "b"); g.add_edge("b", "a"); g.add_edge("b", "c")
 >>> components(g), sorted(descendants(g, "c")), has_path(g, "a", "c")
@@ -14,15 +17,19 @@ from typing import Hashable, Iterator
 
 
 class Digraph:
-    """Nodes in insertion order; each edge carries a dict of attributes."""
+    """Nodes in insertion order, each with a dict of attributes; each edge carries a dict of
+    attributes; ``graph`` holds the graph's own."""
 
-    def __init__(self):
+    def __init__(self, **attrs):
+        self.graph: dict = dict(attrs)
         self.succ: dict[Hashable, dict[Hashable, dict]] = {}
         self.pred: dict[Hashable, dict[Hashable, None]] = {}
+        self._attrs: dict[Hashable, dict] = {}
 
-    def add_node(self, node) -> None:
+    def add_node(self, node, **attrs) -> None:
         if node not in self.succ:
-            self.succ[node], self.pred[node] = {}, {}
+            self.succ[node], self.pred[node], self._attrs[node] = {}, {}, {}
+        self._attrs[node].update(attrs)
 
     def add_nodes_from(self, nodes) -> None:
         for node in nodes:
@@ -40,17 +47,136 @@ class Digraph:
     def has_edge(self, a, b) -> bool:
         return b in self.succ.get(a, ())
 
+    def has_node(self, node) -> bool:
+        return node in self.succ
+
     def successors(self, node) -> Iterator:
         return iter(self.succ[node])
 
     def predecessors(self, node) -> Iterator:
         return iter(self.pred[node])
 
+    def out_degree(self, node) -> int:
+        return len(self.succ[node])
+
+    def in_degree(self, node) -> int:
+        return len(self.pred[node])
+
+    @property
+    def nodes(self) -> "_Nodes":
+        """``nodes[n]``: a node's attributes; ``nodes()`` the nodes, ``nodes(data=True)`` (node, attributes) pairs."""
+        return _Nodes(self._attrs)
+
+    @property
+    def edges(self) -> "_Edges":
+        """``edges[a, b]``: an edge's attributes; ``edges()`` the (a, b) pairs, ``edges(data=True)`` with attributes."""
+        return _Edges(self.succ)
+
+    def number_of_nodes(self) -> int:
+        return len(self.succ)
+
+    def number_of_edges(self) -> int:
+        return sum(map(len, self.succ.values()))
+
+    def copy(self) -> "Digraph":
+        """A new graph with copies of every attribute dict."""
+        return self.subgraph(self.succ)
+
+    def subgraph(self, nodes) -> "Digraph":
+        """A new graph of these nodes and the edges between them (in this graph's order), attributes copied."""
+        keep = set(nodes)
+        out = Digraph(**self.graph)
+        for node, attrs in self._attrs.items():
+            if node in keep:
+                out.add_node(node, **attrs)
+        for a, children in self.succ.items():
+            for b, attrs in children.items():
+                if a in keep and b in keep:
+                    out.add_edge(a, b, **attrs)
+        return out
+
     def __contains__(self, node) -> bool:
         return node in self.succ
 
     def __iter__(self) -> Iterator:
         return iter(self.succ)
+
+    def __len__(self) -> int:
+        return len(self.succ)
+
+
+class _Nodes:
+    def __init__(self, attrs: dict):
+        self._attrs = attrs
+
+    def __call__(self, data: bool = False):
+        return list(self._attrs.items()) if data else list(self._attrs)
+
+    def __getitem__(self, node) -> dict:
+        return self._attrs[node]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._attrs)
+
+    def __len__(self) -> int:
+        return len(self._attrs)
+
+    def __contains__(self, node) -> bool:
+        return node in self._attrs
+
+    def items(self):
+        return self._attrs.items()
+
+
+class _Edges:
+    def __init__(self, succ: dict):
+        self._succ = succ
+
+    def __call__(self, data: bool = False):
+        return [(a, b, attrs) if data else (a, b) for a, children in self._succ.items() for b, attrs in children.items()]
+
+    def __getitem__(self, edge) -> dict:
+        a, b = edge
+        return self._succ[a][b]
+
+    def __iter__(self) -> Iterator:
+        return iter(self())
+
+    def __len__(self) -> int:
+        return sum(map(len, self._succ.values()))
+
+    def __contains__(self, edge) -> bool:
+        a, b = edge
+        return b in self._succ.get(a, ())
+
+
+def node_link_data(graph: Digraph) -> dict:
+    """A graph as node-link data, as ``networkx.node_link_data(graph, edges="edges")`` writes it."""
+    return {"directed": True, "multigraph": False, "graph": graph.graph,
+            "nodes": [{**attrs, "id": node} for node, attrs in graph.nodes(data=True)],
+            "edges": [{**attrs, "source": a, "target": b} for a, b, attrs in graph.edges(data=True)]}
+
+
+def is_acyclic(graph) -> bool:
+    """Whether no path leads from a node back to itself."""
+    return all(len(c) == 1 and not graph.has_edge(c[0], c[0]) for c in components(graph))
+
+
+def topological_order(graph) -> list:
+    """The nodes, each after every node with an edge into it (the graph must be acyclic)."""
+    return [c[0] for c in components(graph)]
+
+
+def distances(graph, root) -> dict:
+    """The number of edges on a shortest path from ``root`` to each node it reaches (root: 0)."""
+    found = {root: 0}
+    queue = [root]
+    for node in queue:
+        for child in graph.successors(node):
+            if child not in found:
+                found[child] = found[node] + 1
+                queue.append(child)
+    return found
 
 
 def descendants(graph: Digraph, node) -> set:

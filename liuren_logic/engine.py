@@ -9,27 +9,37 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Optional, Sequence
 
-from pyDatalog import Logic
-from pyDatalog.pyParser import Term
-
 from . import compiler
 from . import syntax as S
 from .checker import Program, pydatalog_problems, recursive_atoms
 from .errors import InputError, KBError
+from .compiler import Term
 from .semantics import EvaluationLimit, Value, sort_key
 Pattern = Sequence[Optional[Value]]
 
 _active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
 
 
-class KnowledgeBase:
-    """A checked program compiled into a fresh pyDatalog logic."""
+def Logic(*args):  # noqa: N802 - pyDatalog's; imported, as Term, on the first compile
+    from pyDatalog import Logic as logic
 
-    def __init__(self, program: Program, name: str = "kb", school=None):
+    return logic(*args)
+
+
+class KnowledgeBase:
+    """A checked program compiled into a fresh pyDatalog logic.
+
+    ``rules``: the program's rules as :func:`compiler.plan` compiles them, when known already;
+    ``static``: the chart-independent relations the bottom-up engine evaluated for this
+    program (:meth:`~liuren_logic.evaluate.Materialisation.static_state`), when known."""
+
+    def __init__(self, program: Program, name: str = "kb", school=None, rules: Optional[list] = None,
+                 static: Optional[dict] = None):
         self.program = program
         self.name = name
         self.school = school  # the School it was loaded for, if any (its calendar readings)
-        self.rules = [compiler.plan(rule, index) for index, rule in enumerate(program.rules)]
+        self.static = static
+        self.rules = rules if rules is not None else [compiler.plan(rule, i) for i, rule in enumerate(program.rules)]
         self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list)
         for compiled in self.rules:
             self.rules_for[compiled.rule.head.pred].append(compiled)

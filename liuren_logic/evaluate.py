@@ -432,8 +432,9 @@ def _sorted(rows) -> list[tuple]:
 class Materialisation:
     """Every relation, fire relation and aggregate helper of a knowledge base over a set of facts.
 
-    ``Materialisation(kb)`` evaluates the chart-independent part once; ``extend(facts)``
-    returns a materialisation of a batch of charts (their input facts) on top of it.
+    ``Materialisation(kb)`` evaluates the chart-independent part once (or takes it from
+    ``static``, a :meth:`static_state` of the same program); ``extend(facts)`` returns a
+    materialisation of a batch of charts (their input facts) on top of it.
 
     The fire relation of a rule outside recursion is computed when first asked (a ``why``):
     its body over the finished store gives exactly the tuples it gave during evaluation,
@@ -441,7 +442,7 @@ class Materialisation:
     """
 
     def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits(),
-                 twin: "Materialisation | None" = None, shared: frozenset = frozenset()):
+                 static: "dict | None" = None, twin: "Materialisation | None" = None, shared: frozenset = frozenset()):
         self.kb = kb
         self.program = kb.program
         self.rules_for = kb.rules_for
@@ -453,7 +454,7 @@ class Materialisation:
         self.added = 0
         self.given: frozenset = frozenset()  # a batch's input facts, (relation, arguments)
         self._unfired: dict[str, tuple[_Rule, Optional[dict]]] = {}  # fire relation → its rule, aggregate values
-        self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of the rules read from the twin
+        self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._by_chart: dict[str, dict] = {}  # relation → chart id → its rows (chart_rows)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         if base is None:
@@ -462,13 +463,22 @@ class Materialisation:
             self.origins = {}
             for fact in kb.program.facts:
                 args = tuple(a.value for a in fact.head.args)
-                self.store.add(fact.head.pred, [args])
+                if static is None:
+                    self.store.add(fact.head.pred, [args])
                 self.origins.setdefault((fact.head.pred, args), f"{fact.pos.path}:{fact.pos.line}")
-            self._evaluate(self.plan.static)
+            if static is None:
+                self._evaluate(self.plan.static)
+            else:
+                self.store.relations = {pred: set(rows) for pred, rows in static.items()}
+                self._read_later([rule for rules, recursive in self.plan.static if not recursive for rule in rules])
         else:
             self.plan = base.plan
             self.store = _Store(base.store, twin.store if twin else None, shared)
             self.origins = ChainMap({}, base.origins)
+
+    def static_state(self) -> dict:
+        """What this materialisation holds of its own, as plain data (relation → rows), for ``static``."""
+        return {pred: tuple(rows) for pred, rows in self.store.relations.items()}
 
     def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]],
                alongside: "Materialisation | None" = None) -> "Materialisation":

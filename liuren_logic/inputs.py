@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from .engine import KnowledgeBase
 from .errors import InputError, KBError
-from .parser import parse
 from .script import traditional
 
 
@@ -46,6 +45,8 @@ def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[s
 
 def parse_atom(kb: KnowledgeBase, text: str) -> tuple[str, tuple]:
     """``'clashes(子, 午)'`` → ``('clashes', ('子', '午'))``; ``_`` stands for any value (None)."""
+    from .parser import parse  # lark, only for a question written as an atom
+
     try:
         module = parse(text.strip().rstrip(".") + ".", "<question>")
     except KBError as error:

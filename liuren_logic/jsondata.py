@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 from .script import simplified
 
 if TYPE_CHECKING:
-    import networkx as nx
+    from .digraph import Digraph
 
     from .chart import Chart, Lesson, Transmission
 
@@ -88,11 +88,11 @@ def source(text: str) -> Optional[dict]:
     return {"book": book, "line": line} if sep else {"book": "", "line": text}
 
 
-def derivation(graph: "nx.DiGraph", chart: Optional[str] = None) -> dict:
+def derivation(graph: "Digraph", chart: Optional[str] = None) -> dict:
     """A derivation graph as node-link data (``directed``, ``graph``, ``nodes``, ``edges``)."""
-    import networkx as nx
+    from .digraph import node_link_data
 
-    data = nx.node_link_data(graph, edges="edges")
+    data = node_link_data(graph)
     for node in data["nodes"]:
         if "where" in node:
             node["where"] = where(node["where"])

@@ -306,8 +306,11 @@ _CODE = re.compile(r'"(?:\\.|[^"\\\n])*"|%[^\n]*|[^"%]+|"')
 
 def parse_file(path, display: str | None = None) -> S.Module:
     """Read and parse a KB file (cached by its bytes); undecodable bytes are a located error too."""
-    name = display or str(path)
-    data = Path(path).read_bytes()
+    return parse_source(Path(path).read_bytes(), display or str(path))
+
+
+def parse_source(data: bytes, name: str) -> S.Module:
+    """Parse the bytes of a KB file shown as ``name`` (cached by its bytes)."""
     return cache.module(name, data, lambda: _parse_bytes(data, name))
 
 

@@ -1,4 +1,4 @@
-"""Derivations as networkx graphs: ``why`` (a minimal-height proof) and ``why_not``.
+"""Derivations as graphs (:class:`~liuren_logic.digraph.Digraph`): ``why`` (a minimal-height proof) and ``why_not``.
 
 Node kinds (attribute ``kind``):
 
@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
-import networkx as nx
+from .digraph import Digraph
 
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
@@ -160,7 +160,7 @@ class Explainer:
         return self._tables.get((pred, tuple(args)))
 
     # why ---------------------------------------------------------------------
-    def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None) -> nx.DiGraph:
+    def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None) -> Digraph:
         """A minimal-height derivation of a ground atom (through ``firing`` at the root, if given)."""
         root = (pred, tuple(args))
         if not self.is_fact(root) and not self.firings(root):
@@ -168,7 +168,7 @@ class Explainer:
         chosen = self._choose(root)
         if firing is not None:
             chosen = {**chosen, root: (firing, chosen[root][1])}
-        graph = nx.DiGraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
+        graph = Digraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
         graph.graph["root"] = self._add_atom(graph, root, chosen)
         return graph
 
@@ -219,7 +219,7 @@ class Explainer:
                 chosen[atom] = (min(usable, key=lambda f: f.sort_key), height[atom])
         return chosen
 
-    def _add_atom(self, graph: nx.DiGraph, atom: GroundAtom, chosen) -> str:
+    def _add_atom(self, graph: Digraph, atom: GroundAtom, chosen) -> str:
         pred, args = atom
         text = atom_text(pred, args)
         kind = "fact" if self.is_fact(atom) else "atom"
@@ -310,11 +310,11 @@ class Explainer:
         return nid
 
     # why not -----------------------------------------------------------------
-    def why_not(self, pred: str, pattern: Sequence[Optional[Value]], depth: int = 3) -> nx.DiGraph:
+    def why_not(self, pred: str, pattern: Sequence[Optional[Value]], depth: int = 3) -> Digraph:
         """For each rule that could derive the atom, the first body literal that fails."""
         if self.kb.holds(pred, pattern):
             raise Derivable(f"{atom_text(pred, pattern)} holds; ask why")
-        graph = nx.DiGraph(question=f"why not {atom_text(pred, pattern)}", school=self.kb.name)
+        graph = Digraph(question=f"why not {atom_text(pred, pattern)}", school=self.kb.name)
         graph.graph["root"] = self._add_absent(graph, pred, tuple(pattern), depth)
         return graph
 

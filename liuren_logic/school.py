@@ -17,14 +17,12 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .checker import check
+from . import snapshot
 from .engine import KnowledgeBase
 from .errors import InputError, KBError
-from .parser import parse_file
 
 
 DEFAULT = "default"  # the school that supplies what another school leaves out
@@ -33,8 +31,8 @@ CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "tru
 
 
 def kb_root() -> Path:
-    """The folder the packaged KB files live in."""
-    return Path(str(files("liuren_logic.kb")))
+    """The folder the packaged KB files live in (beside this module: the package is installed as files)."""
+    return Path(__file__).parent / "kb"
 
 
 @dataclass(frozen=True)
@@ -137,21 +135,45 @@ def display_path(path: Path, root: Path) -> str:
 
 def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None,
                school: School | None = None) -> KnowledgeBase:
-    """Parse, check and compile KB files into a knowledge base; KBError lists every problem."""
+    """Parse, check and compile KB files into a knowledge base; KBError lists every problem.
+
+    A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead."""
     root = root or kb_root()
+    sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
+    loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources))
+    return KnowledgeBase(loaded.program, name, school, rules=loaded.rules, static=loaded.static)
+
+
+def _read_kb_file(path: Path, root: Path) -> bytes:
+    if not path.is_file():
+        raise InputError(f"no KB file {display_path(path, root)}")
+    try:
+        return path.read_bytes()
+    except OSError as error:  # unreadable (permissions, a disk error)
+        raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
+
+
+def _load_afresh(sources) -> snapshot.Loaded:
+    """Parse and check the files, plan the rules and evaluate what no chart changes."""
+    from .checker import check
+    from .evaluate import Materialisation
+    from .parser import parse_source
+    from .semantics import EvaluationLimit
+
     modules, problems = [], []
-    for path in paths:
-        if not path.is_file():
-            raise InputError(f"no KB file {display_path(path, root)}")
+    for shown, data in sources:
         try:
-            modules.append(parse_file(path, display_path(path, root)))
+            modules.append(parse_source(data, shown))
         except KBError as error:
             problems += error.problems
-        except OSError as error:  # unreadable (permissions, a disk error)
-            raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
     if problems:
         raise KBError(problems)
-    return KnowledgeBase(check(modules), name, school)
+    kb = KnowledgeBase(check(modules))
+    try:
+        static = Materialisation(kb).static_state()
+    except EvaluationLimit:  # the engine says so again when a session evaluates it
+        static = None
+    return snapshot.Loaded(kb.program, kb.rules, static)
 
 
 def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,

@@ -6,13 +6,13 @@ any other character passes through unchanged.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib.resources import files
+from pathlib import Path
 
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[int, str], dict[int, str]]:
     pairs = []
-    for line in files("liuren_logic").joinpath("data/simplified.txt").read_text("utf-8").splitlines():
+    for line in (Path(__file__).parent / "data" / "simplified.txt").read_text("utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             simplified, traditional = line.split()
             pairs.append((simplified, traditional))

@@ -23,9 +23,10 @@ from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
 from .querent import given_facts
 from .school import load_school
+from .snapshot import collection_paused
 
-if TYPE_CHECKING:  # networkx, the calendar and the explainer are imported where they are used
-    import networkx as nx
+if TYPE_CHECKING:  # the calendar and the explainer are imported where they are used
+    from .digraph import Digraph
 
     from .provenance import Explainer
 
@@ -45,9 +46,10 @@ class Session:
                  extra: Iterable[Path] = (), engine: str = "materialise"):
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
-        self.kb = load_school(school, readings, extra)
+        with collection_paused():
+            self.kb = load_school(school, readings, extra)
+            self.base = Materialisation(self.kb, static=self.kb.static) if engine == "materialise" else self.kb
         self.engine = engine
-        self.base = Materialisation(self.kb) if engine == "materialise" else self.kb
         self._charts: dict[str, Chart] = {}
         self._sources: dict[str, object] = {}  # chart id → what answers for it
         self._explainers: dict[int, "Explainer"] = {}
@@ -210,7 +212,7 @@ class Session:
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 
-    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> "nx.DiGraph":
+    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> "Digraph":
         """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom."""
         pred, args = self._resolve(chart, question, value)
         explainer = self.explainer(self._chart_of(args))
@@ -220,7 +222,7 @@ class Session:
         return explainer.why(pred, args)
 
     def why_not(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
-                depth: int = 3) -> "nx.DiGraph":
+                depth: int = 3) -> "Digraph":
         """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom fails."""
         pred, args = self._resolve(chart, question, value)
         return self.explainer(self._chart_of(args)).why_not(pred, args, depth)

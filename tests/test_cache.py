@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import shutil
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from liuren_logic import cache
+from liuren_logic import cache, snapshot
 from liuren_logic.parser import parse_file
 
 KB = Path(__file__).resolve().parents[1] / "kb"
@@ -22,7 +23,26 @@ def store(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("LIUREN_CACHE", str(folder))
     monkeypatch.setattr(cache, "_memory", {})
+    monkeypatch.setattr(snapshot, "_memory", {})
     return folder
+
+
+@pytest.fixture(scope="module")
+def loaded_once(tmp_path_factory):
+    """A cache directory that holds the default school (parsed files and the school whole), made once."""
+    folder = tmp_path_factory.mktemp("warm") / "cache"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LIUREN_CACHE", str(folder))
+        patch.setattr(cache, "_memory", {})
+        patch.setattr(snapshot, "_memory", {})
+        table()
+    return folder
+
+
+@pytest.fixture
+def warm_store(store, loaded_once):
+    shutil.copytree(loaded_once, store)
+    return store
 
 
 def entries(folder: Path) -> list[Path]:
@@ -123,6 +143,14 @@ def test_the_oldest_entries_beyond_the_limit_are_removed(store, tmp_path, monkey
     assert sorted(p[:8] for p in kept) == [b'["1.dl",', b'["2.dl",']
 
 
+def test_the_oldest_entries_beyond_the_size_limit_are_removed(store, tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "MAX_BYTES", 1)  # every entry is larger: only the newest stays
+    for number, branch in enumerate("子丑"):
+        (tmp_path / f"{number}.dl").write_text(f"p({branch}).\n", "utf-8")
+        fresh(tmp_path / f"{number}.dl", f"{number}.dl")
+    assert [e.read_bytes().partition(b"\n")[2][:8] for e in entries(store)] == [b'["1.dl",']
+
+
 def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeypatch):
     source = tmp_path / "one.dl"
     source.write_text("p(子).\n", "utf-8")
@@ -135,23 +163,74 @@ def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeyp
     assert sorted(p.name for p in store.iterdir()) == ["key"]
 
 
-def test_a_tampered_entry_cannot_change_the_charts(store, monkeypatch):
-    """The issue's experiment: one entry with 水 and 火 swapped; trusted, it changes charts; checked, it cannot."""
+def snapshots(folder: Path) -> list[Path]:
+    """The entries that hold a whole loaded knowledge base (:mod:`liuren_logic.snapshot`)."""
+    return [e for e in entries(folder) if e.read_bytes().partition(b"\n")[2].startswith(b'{"files":')]
+
+
+def table(keep_snapshots: bool = True):
     from liuren_logic import Session
 
-    def table():
-        cache._memory.clear()
-        return [(c.id, c.sanchuan, c.method) for c in Session().table()]
+    cache._memory.clear()
+    snapshot._memory.clear()
+    if not keep_snapshots:
+        for entry in snapshots(cache.directory()):
+            entry.unlink()
+    return [(c.id, c.sanchuan, c.method) for c in Session().table()]
 
+
+def test_a_tampered_entry_cannot_change_the_charts(warm_store, monkeypatch):
+    """The issue's experiment: one entry with 水 and 火 swapped; trusted, it changes charts; checked, it cannot."""
     expected = table()
-    (entry,) = [e for e in entries(store) if e.read_bytes().partition(b"\n")[2].startswith(b'["kb/core/elements.dl"')]
+    (entry,) = [e for e in entries(warm_store) if e.read_bytes().partition(b"\n")[2].startswith(b'["kb/core/elements.dl"')]
     mac, _, payload = entry.read_bytes().partition(b"\n")
     swapped = swap_water_and_fire(payload)
     entry.write_bytes(mac + b"\n" + swapped)
     with monkeypatch.context() as trusting:
         trusting.setattr(cache.hmac, "compare_digest", lambda *_: True)
-        trusted = table()
+        trusted = table(keep_snapshots=False)  # the files are parsed (from their entries), not the school read whole
     assert entry.read_bytes() == mac + b"\n" + swapped  # still there for the checked run
     changed = sum(a != b for a, b in zip(trusted, expected))
     assert changed > 100  # 518 of the 720 when this test was written
+    assert table(keep_snapshots=False) == expected
+
+
+def test_a_tampered_school_entry_cannot_change_the_charts(warm_store, monkeypatch):
+    """The same experiment on the stored school: its relation overcomes read backwards (X剋Y as Y剋X)."""
+    expected = table()
+    (entry,) = snapshots(warm_store)
+    original = entry.read_bytes()
+    mac, _, payload = original.partition(b"\n")
+    header, _, modules = payload.partition(b"\n")
+    data = json.loads(header)
+    data["static"] = [[pred, [row[::-1] for row in rows] if pred == "overcomes" else rows]
+                      for pred, rows in data["static"]]
+    forged = mac + b"\n" + cache.dumps(data) + b"\n" + modules
+    assert forged != original
+    entry.write_bytes(forged)
+    with monkeypatch.context() as trusting:
+        trusting.setattr(cache.hmac, "compare_digest", lambda *_: True)
+        trusted = table()
+    assert sum(a != b for a, b in zip(trusted, expected)) > 100
     assert table() == expected
+    assert entry.read_bytes() == original  # replaced by a fresh load
+
+
+def test_a_planted_school_entry_runs_no_code_and_a_failing_program_is_not_stored(store, tmp_path):
+    from liuren_logic.errors import KBError
+    from liuren_logic.school import load_files
+
+    good, bad = tmp_path / "good.dl", tmp_path / "bad.dl"
+    good.write_text("@kind b: 子 丑.\n@pred p(x: b).\n@pred q(x: b).\np(子).\nq(X) :- p(X).\n", "utf-8")
+    bad.write_text("@pred r(x: b).\nr(寅).\n", "utf-8")
+    expected = load_files([good]).static["q"]
+    assert expected == (("子",),)
+    (entry,) = snapshots(store)
+    marker = tmp_path / "ran"
+    entry.write_bytes(pickle.dumps(_Planted(marker)))
+    os.chmod(entry, 0o600)
+    snapshot._memory.clear()
+    assert load_files([good]).static["q"] == expected and not marker.exists()
+    with pytest.raises(KBError):
+        load_files([good, bad])
+    assert len(snapshots(store)) == 1

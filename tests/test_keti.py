@@ -157,3 +157,72 @@ def test_sanguang_needs_the_month_too(session):
     spring = session.cast("甲寅", jiang="子", hour="午", month="寅")
     assert "三光" in spring.keti and "三光" not in session.cast("甲寅", jiang="子", hour="午").keti
     assert "keti.sanguang" in str(session.why(spring, "keti", "三光").nodes(data=True))
+
+
+def test_the_kejing_examples_of_chongpo_hemei_and_qinhai(session):
+    # 《大全》: 庚子日未時戌將, 午 (the clash of 子) over 卯, which it breaks, is the initial
+    assert "衝破" in session.cast("庚子", jiang="戌", hour="未").keti
+    # 《大全》: 壬午日巳時丑將, 戌午寅: 干上未 combines with 午, 支上寅 with 亥 (壬's palace)
+    assert "和美" in session.cast("壬午", jiang="丑", hour="巳").keti
+    # 《大全》: 丙子日申時卯將: 未 over 子 harm each other and 子, the one below, is the initial
+    assert "侵害" in session.cast("丙子", jiang="卯", hour="申").keti
+
+
+def test_qinhai_by_the_daquan_words_needs_the_xingnian_as_the_initial():
+    daquan = Session(readings={"keti_qinhai": "xingnian"})
+    assert "侵害" not in daquan.cast("丙子", jiang="卯", hour="申").keti  # no querent
+    chart = daquan.cast("丙子", jiang="卯", hour="申", year=2024, born=2002, sex="m")
+    assert chart.life["xingnian"] == "戊子" and "侵害" in chart.keti  # 行年 子 is the initial
+    other = daquan.cast("丙子", jiang="卯", hour="申", year=2024, born=2003, sex="m")
+    assert "侵害" not in other.keti
+
+
+def test_xingshang_on_the_daquan_example_needs_the_shehai_shortcut():
+    # 《大全》: 庚午日寅時子將, 午辰寅: 午 over 庚 punishes the branch 午. The default depth count of
+    # 涉害 takes 寅 (寅子戌), so the book's chart, and its 刑傷, come only by the short-cut.
+    assert "刑傷" not in Session().cast("庚午", jiang="子", hour="寅").keti
+    shortcut = Session(readings={"shehai": "shortcut"}).cast("庚午", jiang="子", hour="寅")
+    assert [t.branch for t in shortcut.transmissions] == list("午辰寅") and "刑傷" in shortcut.keti
+
+
+def test_guimu_by_the_dinge_needs_the_upper_of_the_day_and_admits_the_branch_ghost():
+    daquan, dinge = Session(), Session(readings={"keti_guimu": "dinge"})
+    a = {c.id: c for c in daquan.table() if "鬼墓" in c.keti}
+    b = {c.id: c for c in dinge.table() if "鬼墓" in c.keti}
+    palace = dict(zip("甲乙丙丁戊己庚辛壬癸", "寅辰巳未巳未申戌亥丑"))
+    for c in b.values():
+        first = c.transmissions[0].branch
+        assert first in (c.heaven[palace[c.inputs.stem]], c.heaven[c.inputs.branch])
+    assert set(a) - set(b) and set(b) - set(a)  # the initial away from the day; the branch's ghost (支鬼)
+    assert all(c.inputs.stem in "壬癸" for c in a.values())  # a tomb overcomes only water
+
+
+def test_shitai_and_deqing_on_the_kejing_examples(session):
+    # 《大全》: 子年戌月戊寅日戌時卯將, 子巳戌: 太歲子, the stem's wealth, rises with 青龍; 月建戌 六合
+    dated = session.cast("戊寅", jiang="卯", hour="戌", year="甲子", month="戌")
+    assert "時泰" in dated.keti
+    assert "時泰" not in session.cast("戊寅", jiang="卯", hour="戌").keti
+    # 《大全》: 戊子日戌時卯將, 巳 (戊's and 子's virtue) over 子 is the initial; one born in a 子 year
+    assert "德慶" in session.cast("戊子", jiang="卯", hour="戌", born=1984, sex="m").keti
+    assert "德慶" not in session.cast("戊子", jiang="卯", hour="戌").keti
+    assert "德慶" not in session.cast("戊子", jiang="卯", hour="戌", born=1985, sex="m").keti
+
+
+def test_guanjue_siqi_sanyin_and_pohua_on_the_kejing_examples(session):
+    # 《大全》: 未年二月丁亥日巳時戌將, 癸亥生: 巳, the horse of 未 卯 亥, rises; 戌 and 太常 in 巳戌卯
+    assert "官爵" in session.cast("丁亥", jiang="戌", hour="巳", year="癸未", month="卯", born=1983, sex="m").keti
+    assert "官爵" not in session.cast("丁亥", jiang="戌", hour="巳").keti
+    # 《大全》: 甲子日丑時巳將, 辰加子為用 (辰申子): 斗罡, an upper of the lessons, rises
+    assert "死奇" in session.cast("甲子", jiang="巳", hour="丑").keti
+    # 《大全》: 正月癸丑日卯時子將, 申命, 行年丑: the noble backward, 戌 死 in spring under 白虎, 卯 剋 丑
+    sanyin = session.cast("癸丑", jiang="子", hour="卯", month="寅", year=1991, born=1968, sex="m")
+    assert sanyin.life["xingnian"][1] == "丑" and "三陰" in sanyin.keti
+    assert "三陰" not in session.cast("癸丑", jiang="子", hour="卯", month="寅").keti  # no 行年
+
+
+def test_pohua_by_the_daquan_reads_the_death_spirits_and_the_seed_the_strengths():
+    # 《大全》: 六月壬戌日, 白虎乘戌 (六月死神), 戌加壬為用
+    daquan = Session(readings={"keti_pohua": "shenqi"}).cast("壬戌", jiang="亥", hour="子", month="未")
+    assert [t.branch for t in daquan.transmissions][0] == "戌" and "魄化" in daquan.keti
+    # in a 未 month earth is 旺: the seed's 死囚 reading does not name this chart
+    assert "魄化" not in Session().cast("壬戌", jiang="亥", hour="子", month="未").keti

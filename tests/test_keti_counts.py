@@ -20,6 +20,11 @@ TRINES = {"潤下": set("申子辰"), "炎上": set("寅午戌"), "曲直": set(
 COMBINES = {frozenset(p) for p in ("子丑", "寅亥", "卯戌", "辰酉", "巳申", "午未")}
 GENERAL_ELEMENT = dict(zip("貴人 螣蛇 朱雀 六合 勾陳 青龍 天空 白虎 太常 玄武 太陰 天后".split(), "土火火木土木土金土水金水"))
 XUN_QI = {"子": "丑", "戌": "丑", "申": "子", "午": "子", "辰": "亥", "寅": "亥"}
+HARMS = {frozenset(p) for p in ("子未", "丑午", "寅巳", "卯辰", "申亥", "酉戌")}
+BREAKS = {frozenset(p) for p in ("子酉", "卯午", "辰丑", "未戌", "寅亥", "巳申")}
+# 三刑 as the default school reads it (docs/rules.md §1): 寅巳申 and 丑戌未 in a ring, 子卯, 辰午酉亥 self
+PUNISHES = {"寅": "巳", "巳": "申", "申": "寅", "丑": "戌", "戌": "未", "未": "丑", "子": "卯", "卯": "子",
+            "辰": "辰", "午": "午", "酉": "酉", "亥": "亥"}
 JIUCHOU = {"乙卯", "乙酉", "戊子", "戊午", "己卯", "己酉", "辛卯", "辛酉", "壬子", "壬午"}
 # docs/rules.md §3: the methods and their names over the 720 charts (facts to test against)
 # (涉害 is left out: its 課體 also names the 返吟 charts that wade)
@@ -68,6 +73,23 @@ class View:
         return self.heaven[self.branch]
 
 
+def prosper(symbol, branch):  # branch is the 帝旺 of symbol: four places on from its element's 長生
+    return (BRANCHES.index(branch) - BRANCHES.index(BIRTH[ELEMENT[symbol]])) % 12 == 4
+
+
+def trine(*branches):
+    return len(set(branches)) == 3 and any(set(branches) == m for m in TRINES.values())
+
+
+def clash(a, b):
+    return (BRANCHES.index(a) - BRANCHES.index(b)) % 12 == 6
+
+
+def void(v):
+    head = decade(v)[0]
+    return {BRANCHES[(BRANCHES.index(head) + k) % 12] for k in (10, 11)}
+
+
 def decade(v):
     head = BRANCHES[(BRANCHES.index(v.branch) - STEMS.index(v.stem)) % 12]
     return head, BRANCHES[(BRANCHES.index(head) + 9) % 12]
@@ -107,11 +129,16 @@ DEFINITIONS = {
     "龍虎": lambda v: v.branch in "卯酉" and v.t[0] == v.branch,
     "三奇": lambda v: XUN_QI[decade(v)[0]] in v.t,
     "六儀": lambda v: v.t[0] == decade(v)[0],
-    "閉口": lambda v: v.heaven[decade(v)[0]] == decade(v)[1],
+    # 閉口: 旬尾加旬首, or the head (or the upper over it) carries 玄武 and is the initial
+    "閉口": lambda v: v.heaven[decade(v)[0]] == decade(v)[1]
+    or (v.t[0] in (decade(v)[0], v.heaven[decade(v)[0]]) and v.generals[v.t[0]] == "玄武"),
     "引從": lambda v: any(BRANCHES.index(v.t[0]) == (BRANCHES.index(p) + 1) % 12
                         and BRANCHES.index(v.t[2]) == (BRANCHES.index(p) - 1) % 12 for p in (v.palace, v.branch)),
+    # 亨通: 三傳遞生日干, or 干支俱互生旺 (干上 支上 generate, or are the 帝旺 of, stem and branch)
     "亨通": lambda v: (gen(v.t[0], v.t[1]) and gen(v.t[1], v.t[2]) and gen(v.t[2], v.stem))
-    or (gen(v.t[2], v.t[1]) and gen(v.t[1], v.t[0]) and gen(v.t[0], v.stem)),
+    or (gen(v.t[2], v.t[1]) and gen(v.t[1], v.t[0]) and gen(v.t[0], v.stem))
+    or (gen(v.gan(), v.branch) and gen(v.zhi(), v.stem)) or (gen(v.gan(), v.stem) and gen(v.zhi(), v.branch))
+    or (prosper(v.branch, v.gan()) and prosper(v.stem, v.zhi())) or (prosper(v.stem, v.gan()) and prosper(v.branch, v.zhi())),
     "淫泆": lambda v: v.t[0] in "卯酉" and v.generals[v.t[0]] in ("天后", "六合"),
     "蕪淫": lambda v: (v.distinct == 3 and v.up + v.down > 0) or (over(v.gan(), v.branch) and over(v.zhi(), v.stem)),
     "殃咎": lambda v: (over(v.t[0], v.t[1]) and over(v.t[1], v.t[2]) and over(v.t[2], v.stem))
@@ -122,6 +149,22 @@ DEFINITIONS = {
     "遊子": lambda v: all(rank(b) == "季" for b in v.t)  # and the initial carries the decade's 丁
     and (BRANCHES.index(v.t[0]) - BRANCHES.index(decade(v)[0])) % 12 == STEMS.index("丁"),
     "六純": lambda v: len({BRANCHES.index(b) % 2 for b in [u for u, _ in v.lessons] + v.t}) == 1,
+    # 和美: 干上 合 支 and 支上 合 干 (遞互); each 合 its own upper (上下); 干上 支上 and a transmission a trine
+    "和美": lambda v: (frozenset((v.gan(), v.branch)) in COMBINES and frozenset((v.zhi(), v.palace)) in COMBINES)
+    or (frozenset((v.gan(), v.palace)) in COMBINES and frozenset((v.zhi(), v.branch)) in COMBINES)
+    or any(trine(v.gan(), v.zhi(), b) for b in v.t),
+    # 侵害 (《粹言》): an upper harms the stem's palace or branch under it, and one of the two is the initial
+    "侵害": lambda v: any(frozenset((u, d)) in HARMS and v.t[0] in (u, d)
+                        for u, d in ((v.gan(), v.palace), (v.zhi(), v.branch))),
+    # 刑傷 (《粹言》): the initial, over the stem or the branch, punishes the stem's palace or the branch
+    "刑傷": lambda v: v.t[0] in (v.gan(), v.zhi()) and PUNISHES[v.t[0]] in (v.palace, v.branch),
+    # 衝破: the initial clashes with the stem's palace or the branch and stands over the branch it breaks
+    "衝破": lambda v: any(clash(v.t[0], d) for d in (v.palace, v.branch))
+    and any(u == v.t[0] and frozenset((u, e)) in BREAKS for e, u in v.heaven.items()),
+    # 鬼墓 (《大全》): the initial overcomes the stem and is the tomb of the stem's or the branch's element
+    "鬼墓": lambda v: over(v.t[0], v.stem) and v.t[0] in (TOMB[ELEMENT[v.stem]], TOMB[ELEMENT[v.branch]]),
+    "孤寡": lambda v: v.t[0] in void(v),
+    "死奇": lambda v: v.t[0] == "辰" and "辰" in [u for u, _ in v.lessons],
     "重審*": lambda v: any(u == v.t[0] and over(l, u) for u, l in v.lessons),
     "元首*": lambda v: v.down == 0 and any(u == v.t[0] and over(u, l) for u, l in v.lessons),
 }

@@ -186,3 +186,61 @@ def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
     assert main(["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "This lesson follows the reading shehai=shortcut (the school's own: depth)" in out and "[differs: " in out
+
+
+def test_a_clicked_pattern_spirit_or_general_shows_its_lesson_step(session):
+    from liuren_logic.explain.app import derivation
+
+    chart = session.cast("辛巳", "寅", "午")
+    numbers = {s.key: i for i, s in enumerate(lesson.lesson_steps(chart), 1)}
+    for question, value, key in (("pattern", "天網", "patterns"), ("spirit", "天目", "spirits"),
+                                 ("general", "午", "generals"), ("keti", "天網", "keti")):
+        html = derivation(chart, question, value)["html"]
+        assert f'<li value="{numbers[key]}"><b>{lesson.TEXT["zh"]["titles"][key]}</b>' in html, (question, value)
+
+
+def test_the_strength_and_life_steps_name_the_patterns_resting_on_them(session, querent_chart):
+    steps = steps_of(querent_chart)
+    life = steps["life"]
+    assert life.text.endswith("課格之繫於此者：年命坐墓、伏殃卦。")
+    assert [i["rule"] for i in life.items] == ["pattern.nianming_zuo_mu", "pattern.soul_life"]
+    assert "003: 飛魂臨年命或日辰發用為飛魂卦" in life.sources
+    strength = steps_of(session.cast_offset("甲子", 0, month="申"))["strength"]  # 鬼申 in the 金 month
+    assert strength.text.endswith("課格之繫於此者：鬼當時。") and "pattern.gui_dang_shi" in strength.rules
+    assert "000: 凡鬼宜衰敗，不宜生旺。若鬼當時，亦不為凶" in strength.sources
+
+
+def test_the_lesson_benchmark_runs():
+    """benchmarks/lesson_cpu.py, one run: it tells every chart's lesson (its figures are not judged here)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "lesson_cpu.py"
+    spec = importlib.util.spec_from_file_location("lesson_cpu", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    figures = module.measure(1)
+    assert [row["steps"] for row in figures.values()] == [14, 14, 15]
+    assert all(row["cpu_median_s"] > 0 for row in figures.values())
+
+
+def test_switching_a_reading_in_the_app_lists_the_steps_it_changes(session):
+    from liuren_logic.explain.app import comparison
+
+    shortcut = Session(readings={"shehai": "shortcut"})
+    result = comparison(session.cast_offset("丁卯", 10), shortcut.cast_offset("丁卯", 10))
+    keys = [s["key"] for s in result["steps"]]
+    assert keys[:3] == ["candidates", "initial", "sequence"] and "plate" not in keys and "method" not in keys
+    assert "本課依異說shehai取shortcut（原取depth）" in result["html"]
+    assert "原讀法作：亥涉害獨深，發用。" in result["html"]
+
+
+def test_a_method_that_gives_way_is_told_in_the_kbs_words(session):
+    chart = session.cast_offset("甲子", 6)  # 返吟, where 涉害 would also apply
+    step = steps_of(chart)["method"]
+    graph = session.why(chart, f"outranked({chart.id}, 涉害)")
+    rule = next(graph.nodes[c] for c in graph.successors(graph.graph["root"]))
+    assert rule["zh"] == "涉害雖可用，返吟先取（第二先於第五）" and rule["zh"] in step.text
+    assert "method.outranked" in step.rules
+    first = steps_of(session.cast_offset("甲子", 0))["method"]  # 伏吟, the first tried
+    assert first.text.startswith("伏吟居諸法之首。") and "method_order(伏吟, 1)" in first.atoms
