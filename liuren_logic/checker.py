@@ -300,20 +300,10 @@ def warnings(program: Program) -> list[Problem]:
 
 def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
-    arithmetic feeding its own recursion, and mutual recursion through three or more relations.
-    (Right recursion it does not finish either; the compiler puts the recursive atoms first.)"""
-    import networkx as nx  # for the pyDatalog engine only, which needs it anyway
-
-    found = warnings(program)
-    for members, recursive in program.strata():
-        if len(members) >= 3:
-            rule = next(r for r in program.rules if r.head.pred in members)
-            within = nx.DiGraph((a, b) for a in members for b in program.dependencies.successors(a) if b in members)
-            edges = nx.find_cycle(within, rule.head.pred)
-            cycle = " → ".join([a for a, _ in edges] + [edges[0][0]])
-            found.append(_problem(program, rule.pos, f"{', '.join(members)} are mutually recursive through "
-                                  f"{len(members)} relations ({cycle}); pyDatalog does not finish on that"))
-    return found
+    arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
+    compiler puts the recursive atoms first; a cycle of three or more relations, so the
+    engine derives it round by round.)"""
+    return warnings(program)
 
 
 def _computes(literal) -> set[str]:

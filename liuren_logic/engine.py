@@ -3,10 +3,18 @@
 Each :class:`KnowledgeBase` owns one ``pyDatalog.Logic()``, so several (two schools
 in an audit) live in one process; it switches the thread's logic to itself before
 every operation. Use one knowledge base from one thread at a time.
+
+pyDatalog's tabling does not finish on a cycle of three or more relations (a subgoal
+waiting on one that waits on a third keeps rescheduling them), so such a stratum is
+derived round by round: its rules are compiled as fire relations only, each round asks
+pyDatalog for their firings over the tuples so far and asserts the new heads as facts,
+until a round adds nothing (bounded as the bottom-up engine is). A stratum no chart
+input reaches is derived once, at load; one an input reaches, again after new input.
 """
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import count
 from typing import Optional, Sequence
 
 from . import compiler
@@ -43,6 +51,12 @@ class KnowledgeBase:
         self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list)
         for compiled in self.rules:
             self.rules_for[compiled.rule.head.pred].append(compiled)
+        # what a query may ask: the KB's relations, and the fire and aggregate helper relations of its rules
+        self.arity = {decl.name: decl.arity for decl in program.preds.values()}
+        for compiled in self.rules:
+            self.arity[compiled.fire] = len(compiled.variables)
+            for agg in compiled.aggregates.values():
+                self.arity[agg.helper] = max(len(agg.group), 1) + len(agg.inner)
         self.origins: dict[tuple, str] = {}  # (pred, args) → "file:line" or why a runtime fact holds
         for fact in program.facts:
             key = (fact.head.pred, tuple(a.value for a in fact.head.args))
@@ -50,6 +64,10 @@ class KnowledgeBase:
         self.faults: list = []  # (rule, message) of arithmetic past the integer limit, from pyDatalog
         self._logic = None  # compiled on first use: a session that only materialises never needs it
         self._pending: list[tuple[str, tuple]] = []  # run-time facts given before the compile
+        # strata of three or more mutually recursive relations, lowest first: derived round by round
+        self._rounds = [members for members, _ in program.strata() if len(members) >= 3]
+        self._stale = False  # new input since the strata an input reaches were last derived
+        self.limits = None  # the bounds of a stratum derived round by round (None: evaluate.Limits())
 
     def _compile(self) -> None:
         """Compile the program into a fresh pyDatalog logic, then assert the run-time facts so far
@@ -62,18 +80,24 @@ class KnowledgeBase:
         for fact in self.program.facts:
             compiler.emit_fact(fact)
         static = self._static_order()
+        stored = {p for group in static for p in group} | {p for members in self._rounds for p in members}
         for compiled in self.rules:
-            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in static, faults=self.faults,
+            compiler.emit_rule(compiled, head=compiled.rule.head.pred not in stored, faults=self.faults,
                                first=self._recursive_atoms(compiled))
-        defined = {f.head.pred for f in self.program.facts} | set(self.rules_for)
+        defined = {f.head.pred for f in self.program.facts} | set(self.rules_for) - stored
         for decl in self.program.preds.values():
             if decl.name not in defined:
                 compiler.declare_empty(decl.name, decl.arity)
-        for pred in static:
-            self._materialise(pred)
+        for group in static:
+            if len(group) == 1:
+                self._materialise(group[0])
+            else:
+                self._derive(group)
         for pred, args in self._pending:
             +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
         self._pending = []
+        self._derived: dict[str, set] = {}  # relation → the tuples _derive asserted for a moving stratum
+        self._stale = bool(self._rounds)
         self._logic = Logic(True)
 
     def _recursive_atoms(self, compiled: compiler.CompiledRule) -> list:
@@ -81,15 +105,22 @@ class KnowledgeBase:
         preds = {a.pred for a in recursive_atoms(self.program, compiled.rule)}
         return [l for l in compiled.body if isinstance(l, S.Atom) and l.pred in preds]
 
-    def _static_order(self) -> list[str]:
-        """Derived, non-recursive relations no chart input reaches, lowest first: computed once, at load."""
+    def _static_order(self) -> list[tuple[str, ...]]:
+        """What no chart input reaches and is computed once, at load, lowest first: each derived
+        non-recursive relation (as a group of one) and each stratum derived round by round."""
         moving = self.program.moving()
-        order: list[str] = []
+        order: list[tuple[str, ...]] = []
+        done: set[str] = set()
         for members, recursive in self.program.strata():
+            if members in self._rounds and not moving & set(members):
+                order.append(members)
+                done |= set(members)
+                continue
             pred = members[0]
             needs = [q for q in self.program.dependencies.predecessors(pred) if q in self.rules_for]
-            if pred in self.rules_for and pred not in moving and not recursive and all(q in order for q in needs):
-                order.append(pred)
+            if pred in self.rules_for and pred not in moving and not recursive and all(q in done for q in needs):
+                order.append(members)
+                done.add(pred)
         return order
 
     def _materialise(self, pred: str) -> None:
@@ -103,6 +134,56 @@ class KnowledgeBase:
         if not tuples:
             compiler.declare_empty(pred, self.program.preds[pred].arity)
 
+    def _derive(self, members: tuple[str, ...]) -> dict[str, set]:
+        """Derive a stratum round by round (see the module's note); the tuples asserted, by relation."""
+        from .evaluate import Limits  # the bottom-up engine's bounds (it imports this module)
+
+        limits, rules = self.limits or Limits(), [c for pred in members for c in self.rules_for.get(pred, ())]
+        known = {p: set(self._answers(self._pattern(p))) for p in members}
+        added: dict[str, set] = {p: set() for p in members}
+        heads_added = 0
+        for rounds in count(1):
+            new: dict[str, set] = {}
+            firings = 0  # as the bottom-up engine counts: every firing so far and every head
+            for compiled in rules:
+                fire = Term(compiled.fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))])
+                rows = self._answers(fire)
+                pred, firings = compiled.rule.head.pred, firings + len(rows)
+                heads = {compiler.head_values(compiled, row) for row in rows} - known[pred]
+                new.setdefault(pred, set()).update(heads)
+                known[pred] |= heads
+                heads_added += len(heads)
+                if firings + heads_added > limits.tuples:
+                    grew = compiled.fire if len(rows) > len(heads) else pred
+                    raise EvaluationLimit(compiled.rule, f"{grew} grew past the limit of {limits.tuples} "
+                                          "derived tuples")
+            new = {pred: rows for pred, rows in new.items() if rows}
+            if not new:
+                return added
+            if rounds >= limits.rounds:
+                rule = self.rules_for[next(iter(new))][0].rule
+                raise EvaluationLimit(rule, f"{next(iter(new))} keeps growing: no fixpoint after "
+                                      f"{limits.rounds} rounds of recursion")
+            for pred, rows in new.items():
+                added[pred] |= rows
+                for values in sorted(rows, key=sort_key):
+                    +Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
+
+    def _pattern(self, pred: str):
+        return Term(compiler.relation(pred))(*[Term(f"Q{i}") for i in range(self.program.preds[pred].arity)])
+
+    def _refresh(self) -> None:
+        """Derive again the round-by-round strata an input reaches, after new input."""
+        self._stale = False
+        moving = self.program.moving()
+        for members in self._rounds:
+            if not moving & set(members):
+                continue
+            for pred in members:
+                for values in self._derived.pop(pred, ()):
+                    -Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
+            self._derived.update(self._derive(members))
+
     def activate(self) -> None:
         """Make this knowledge base's logic the thread's current one (compiling it the first time)."""
         if self._logic is None:
@@ -111,6 +192,8 @@ class KnowledgeBase:
             Logic(self._logic)
             self._logic = Logic(True)
             _active[0] = self
+        if self._stale:
+            self._refresh()
 
     # facts -------------------------------------------------------------------
     def add_fact(self, pred: str, args: Sequence[Value], origin: str) -> None:
@@ -124,13 +207,25 @@ class KnowledgeBase:
         else:
             self.activate()
             +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
+            self._stale = bool(self._rounds)
 
     def is_fact(self, pred: str, args: Sequence[Value]) -> bool:
         return (pred, tuple(args)) in self.origins
 
     # queries -----------------------------------------------------------------
+    def check_query(self, pred: str, pattern: Pattern) -> None:
+        """An :class:`InputError` unless ``pred`` is a relation that takes as many arguments as ``pattern``."""
+        arity = self.arity.get(pred)
+        if arity is None:
+            raise InputError(f"unknown relation {pred!r}")
+        if arity != len(pattern):
+            decl = self.program.preds.get(pred)
+            names = f" ({', '.join(a for a, _ in decl.params)})" if decl else ""
+            raise InputError(f"{pred} takes {arity} argument{'s' * (arity != 1)}{names}, not {len(pattern)}")
+
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
         """All tuples of ``pred`` matching the pattern (``None`` = any), sorted."""
+        self.check_query(pred, pattern)
         self.activate()
         terms = [compiler.constant(v) if v is not None else Term(f"Q{i}") for i, v in enumerate(pattern)]
         name = compiler.relation(pred) if pred in self.program.preds else pred

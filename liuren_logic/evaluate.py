@@ -606,6 +606,7 @@ class Materialisation:
 
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
+        self.kb.check_query(pred, pattern)
         self._fired(pred)
         return _sorted(self.store.match(pred, tuple(pattern)))
 

@@ -37,6 +37,7 @@ from .labels import ANY, atom_label, fill
 GroundAtom = tuple  # (pred, (values…))
 MAX_DEAD_ENDS = 12
 MAX_PARTIALS = 500
+MAX_HEIGHT = 250  # steps of one derivation drawn: each takes a few frames of Python's stack (1000 by default)
 
 
 class NotDerivable(LiurenError):
@@ -45,6 +46,10 @@ class NotDerivable(LiurenError):
 
 class Derivable(LiurenError):
     """``why_not`` was asked of an atom that holds."""
+
+
+class TooDeep(LiurenError):
+    """The shortest derivation of an atom is longer than can be drawn."""
 
 
 def atom_text(pred: str, args: Sequence[Optional[Value]]) -> str:
@@ -166,6 +171,8 @@ class Explainer:
         if not self.is_fact(root) and not self.firings(root):
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
         chosen = self._choose(root)
+        if root in chosen and chosen[root][1] > MAX_HEIGHT:
+            raise TooDeep(self._too_deep(root, chosen))
         if firing is not None:
             chosen = {**chosen, root: (firing, chosen[root][1])}
         graph = Digraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
@@ -184,6 +191,20 @@ class Explainer:
     def application(self, firing: Firing) -> dict:
         """A rule application's node attributes, as ``why`` draws them."""
         return self._rule_attrs(firing.rule, firing.binding)
+
+    def _too_deep(self, root: GroundAtom, chosen) -> str:
+        """Which rule makes a derivation too long: the one used most on its longest path."""
+        uses: dict[str, int] = {}
+        atom, rules = root, {}
+        while atom in chosen:
+            firing = chosen[atom][0]
+            rule = firing.rule.rule
+            uses[rule.id], rules[rule.id] = uses.get(rule.id, 0) + 1, rule
+            atom = max(firing.premises, key=lambda p: chosen[p][1] if p in chosen else 0, default=None)
+        rule = rules[max(uses, key=lambda r: (uses[r], r))]
+        return (f"the derivation of {atom_text(*root)} is {chosen[root][1]} steps deep, {uses[rule.id]} of them "
+                f"by rule {rule.id} ({rule.pos}) deriving {rule.head.pred}; at most {MAX_HEIGHT} can be drawn: "
+                "ask about an atom nearer the facts")
 
     def _choose(self, root: GroundAtom) -> dict[GroundAtom, tuple[Firing, int]]:
         """Explore every derivation below root; keep, per atom, a firing of least height.

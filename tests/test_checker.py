@@ -88,14 +88,41 @@ def test_right_recursion_with_a_constant_in_the_step():
     assert kb.query("va", [None, None]) == Materialisation(kb).query("va", [None, None]) == expected
 
 
-def test_mutual_recursion_answers_under_both_engines_and_three_relations_are_refused_by_pydatalog():
+def test_mutual_recursion_through_two_and_three_relations_answers_under_both_engines():
     pair = "@pred base(x: int).\n@pred a(x: int).\n@pred b(x: int).\nbase(1).\na(X) :- base(X).\na(X) :- b(X).\nb(X) :- a(X).\n"
     kb = KnowledgeBase(check([parse(pair, "t.dl")]))
     assert kb.query("b", [None]) == Materialisation(kb).query("b", [None]) == [(1,)]
     three = pair.replace("b(X) :- a(X).", "@pred c(x: int).\nb(X) :- c(X).\nc(X) :- a(X).")
-    program = check([parse(three, "t.dl")])
-    assert Materialisation(KnowledgeBase(program)).query("c", [None]) == [(1,)]
-    assert "mutually recursive through 3 relations (a → c → b → a)" in pydatalog_problems(program)[0].message
+    kb = KnowledgeBase(check([parse(three, "t.dl")]))
+    assert pydatalog_problems(kb.program) == []
+    assert kb.query("c", [None]) == Materialisation(kb).query("c", [None]) == [(1,)]
+
+
+def test_a_cycle_of_three_relations_an_input_reaches_is_derived_again_after_new_input():
+    text = ("@pred seed(x: int) input.\n@pred base(x: int).\n@pred a(x: int).\n@pred b(x: int).\n"
+            "@pred c(x: int).\n@pred lone(x: int).\nbase(1). base(2).\n"
+            "a(X) :- seed(X).\na(X) :- c(X).\nb(X) :- a(X), base(X).\nc(X) :- b(X).\n"
+            "lone(X) :- base(X), not c(X).\n")
+    kb = KnowledgeBase(check([parse(text, "t.dl")]))
+    assert kb.query("c", [None]) == [] and kb.query("lone", [None]) == [(1,), (2,)]
+    kb.add_fact("seed", [2], "given")
+    assert kb.query("c", [None]) == [(2,)] and kb.query("a", [None]) == [(2,)]
+    kb.add_fact("seed", [3], "given")
+    assert kb.query("a", [None]) == [(2,), (3,)] and kb.query("lone", [None]) == [(1,)]
+    batch = Materialisation(kb).extend([("seed", [2], "given"), ("seed", [3], "given")])
+    assert [batch.query(p, [None]) for p in ("a", "c", "lone")] == [kb.query(p, [None]) for p in ("a", "c", "lone")]
+
+
+def test_a_cycle_of_three_relations_is_bounded_under_pydatalog_naming_the_rule():
+    text = ("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred a(x: b, y: b).\n@pred b(x: b, y: b).\n"
+            "@pred c(x: b, y: b).\n" + " ".join(f"e({x}, {y})." for x in "子丑寅" for y in "子丑寅") +
+            "\na(X, Y) :- e(X, Y).\na(X, Y) :- c(X, Y).\nb(X, Y) :- a(X, Y).\nc(X, Z) :- b(X, Y), e(Y, Z).\n")
+    kb = KnowledgeBase(check([parse(text, "t.dl")]))
+    assert len(kb.query("c", [None, None])) == 9
+    small = KnowledgeBase(check([parse(text, "t.dl")]))
+    small.limits = Limits(tuples=20)
+    with pytest.raises(EvaluationLimit, match=r"rule t\.9 \(t\.dl:9:1\): b grew past the limit of 20 derived"):
+        small.query("c", [None, None])
 
 
 def test_arithmetic_feeding_its_own_recursion_is_a_warning_and_stops_with_one_error():

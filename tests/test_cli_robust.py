@@ -153,6 +153,41 @@ def test_an_incomplete_school_takes_the_defaults_and_says_so(capsys, tmp_path):
         assert "noble=jia_niu" in err and "punishment" not in err and len(err.splitlines()) == 1
 
 
+DEEP = ("@pred hop(a: int, b: int).\n@pred reach(a: int).\n@pred zero(a: int).\n"
+        + " ".join(f"hop({i}, {i + 1})." for i in range(300))
+        + "\nreach(0).\nreach(Y) :- reach(X), hop(X, Y).\nzero(Y) :- hop(X, _), Y = X mod 0.\n")
+
+
+@pytest.mark.parametrize("engine", ["materialise", "pydatalog"])
+def test_a_derivation_too_deep_to_draw_and_mod_0_are_the_same_one_line_under_both_engines(capsys, tmp_path,
+                                                                                          monkeypatch, engine):
+    (tmp_path / "deep.dl").write_text(DEEP, "utf-8")
+    monkeypatch.setattr(session_module, "Session", _sessions)
+    code, out, err = run(capsys, "why", "reach(250)", "--kb", tmp_path / "deep.dl", "--engine", engine)
+    assert code == 0 and "hop(249, 250)" in out
+    code, _, err = run(capsys, "why", "reach(300)", "--kb", tmp_path / "deep.dl", "--engine", engine)
+    assert code == 2 and err == ("liuren: the derivation of reach(300) is 300 steps deep, 300 of them by rule deep.6 "
+                                 f"({tmp_path}/deep.dl:6:1) deriving reach; at most 250 can be drawn: ask about an "
+                                 "atom nearer the facts\n")
+    code, _, err = run(capsys, "why", "zero(_)", "--kb", tmp_path / "deep.dl", "--engine", engine)
+    assert code == 2 and err == "liuren: zero(_) does not hold; ask why-not\n"  # mod 0 has no value
+
+
+def test_a_query_of_the_wrong_arity_is_one_clear_error_under_both_engines():
+    from liuren_logic.checker import check
+    from liuren_logic.engine import KnowledgeBase
+    from liuren_logic.errors import InputError
+    from liuren_logic.evaluate import Materialisation
+    from liuren_logic.parser import parse
+
+    kb = KnowledgeBase(check([parse(DEEP, "deep.dl")]))
+    for engine in (kb, Materialisation(kb)):
+        with pytest.raises(InputError, match=r"^hop takes 2 arguments \(a, b\), not 1$"):
+            engine.query("hop", [None])
+        with pytest.raises(InputError, match=r"^unknown relation 'hops'$"):
+            engine.query("hops", [None, None])
+
+
 class _Sessions:
     """Session, built once per distinct set of arguments (the CLI fuzz casts many charts with few schools)."""
 
