@@ -258,8 +258,8 @@ class _Emitter:
 
         return _call(apply, self.term(term.left), self.term(term.right))
 
-    def atom(self, atom: S.Atom):
-        return Term(relation(atom.pred))(*[self.term(a) for a in atom.args])
+    def atom(self, atom: S.Atom, name: str | None = None):
+        return Term(name or relation(atom.pred))(*[self.term(a) for a in atom.args])
 
     def comparison(self, literal: S.Comparison, bound: set[str]):
         target = S.assignment_target(literal, bound)
@@ -277,11 +277,12 @@ class _Emitter:
 
         return constant(True) == _call(test, self.term(left), self.term(right))
 
-    def body(self, body, aggregates: dict, zero: S.Aggregate | None = None):
+    def body(self, body, aggregates: dict, zero: S.Aggregate | None = None, renamed: dict | None = None):
+        """``renamed``: atoms read from another relation than their own (atom → pyDatalog name)."""
         parts, bound = [], set()
         for literal in body:
             if isinstance(literal, S.Atom):
-                parts.append(self.atom(literal))
+                parts.append(self.atom(literal, (renamed or {}).get(literal)))
             elif isinstance(literal, S.Negation):
                 parts.append(~self.atom(literal.atom))
             elif isinstance(literal, S.Comparison):
@@ -310,11 +311,33 @@ def emit_fact(rule: S.Rule) -> None:
     +Term(relation(rule.head.pred))(*[constant(a.value) for a in rule.head.args])
 
 
-def declare_empty(pred: str, arity: int) -> None:
-    """Make an empty relation known, so that asking it (or its negation) answers 'none'."""
-    placeholder = Term(relation(pred))(*[constant("·") for _ in range(arity)])
+def declare_empty(pred: str, arity: int, name: str | None = None) -> None:
+    """Make an empty relation known (``name``: pyDatalog's, if not the KB predicate's), so that
+    asking it (or its negation) answers 'none'."""
+    placeholder = Term(name or relation(pred))(*[constant("·") for _ in range(arity)])
     +placeholder
     -placeholder
+
+
+def delta(pred: str) -> str:
+    """The relation holding the tuples of ``pred`` that the last round added (semi-naive rounds)."""
+    return "Delta_" + pred
+
+
+def emit_delta_rules(compiled: CompiledRule, recursive: set[str], faults: list | None = None) -> list[str]:
+    """For each atom of the body over a ``recursive`` relation, a fire relation reading that atom
+    from its delta (put first): what a round of a semi-naive evaluation asks. (name, relation) of each."""
+    names = []
+    atoms = [l for l in compiled.body if isinstance(l, S.Atom) and l.pred in recursive]
+    for number, atom in enumerate(atoms):
+        name = f"{compiled.fire}_delta{number}"
+        order = schedule([atom] + [l for l in compiled.body if l is not atom], set())
+        for zero in [None] + [a for a in compiled.aggregates if a.func == "count"]:
+            emitter = _Emitter(compiled.rule, faults)
+            fire = Term(name)(*[emitter.var(n) for n in compiled.variables])
+            fire <= emitter.body(order, compiled.aggregates, zero, {atom: delta(atom.pred)})
+        names.append((name, atom.pred))
+    return names
 
 
 def emit_rule(compiled: CompiledRule, head: bool = True, faults: list | None = None, first=()) -> None:

@@ -68,6 +68,8 @@ class KnowledgeBase:
         self._rounds = [members for members, _ in program.strata() if len(members) >= 3]
         self._stale = False  # new input since the strata an input reaches were last derived
         self.limits = None  # the bounds of a stratum derived round by round (None: evaluate.Limits())
+        self._delta_fires: dict = {}  # a rule's index → [(fire relation reading a delta, its relation)]
+        self._deltas: dict[str, set] = {}  # relation → the tuples its delta relation holds now
 
     def _compile(self) -> None:
         """Compile the program into a fresh pyDatalog logic, then assert the run-time facts so far
@@ -84,6 +86,11 @@ class KnowledgeBase:
         for compiled in self.rules:
             compiler.emit_rule(compiled, head=compiled.rule.head.pred not in stored, faults=self.faults,
                                first=self._recursive_atoms(compiled))
+        for members in self._rounds:
+            for pred in members:
+                compiler.declare_empty(pred, self.program.preds[pred].arity, compiler.delta(pred))
+                for compiled in self.rules_for.get(pred, ()):
+                    self._delta_fires[compiled.index] = compiler.emit_delta_rules(compiled, set(members), self.faults)
         defined = {f.head.pred for f in self.program.facts} | set(self.rules_for) - stored
         for decl in self.program.preds.values():
             if decl.name not in defined:
@@ -135,28 +142,32 @@ class KnowledgeBase:
             compiler.declare_empty(pred, self.program.preds[pred].arity)
 
     def _derive(self, members: tuple[str, ...]) -> dict[str, set]:
-        """Derive a stratum round by round (see the module's note); the tuples asserted, by relation."""
+        """Derive a stratum round by round, semi-naively (see the module's note): the first round asks
+        every rule's fire relation, each later one only the firings that read a tuple the round before
+        added. The tuples asserted, by relation."""
         from .evaluate import Limits  # the bottom-up engine's bounds (it imports this module)
 
         limits, rules = self.limits or Limits(), [c for pred in members for c in self.rules_for.get(pred, ())]
         known = {p: set(self._answers(self._pattern(p))) for p in members}
         added: dict[str, set] = {p: set() for p in members}
-        heads_added = 0
+        asks = [(compiled, compiled.fire) for compiled in rules]
+        work = 0  # as the bottom-up engine counts: the firings found and the heads added
         for rounds in count(1):
             new: dict[str, set] = {}
-            firings = 0  # as the bottom-up engine counts: every firing so far and every head
-            for compiled in rules:
-                fire = Term(compiled.fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))])
-                rows = self._answers(fire)
-                pred, firings = compiled.rule.head.pred, firings + len(rows)
+            for compiled, fire in asks:
+                rows = self._answers(Term(fire)(*[Term(f"Q{i}") for i in range(len(compiled.variables))]))
+                pred = compiled.rule.head.pred
                 heads = {compiler.head_values(compiled, row) for row in rows} - known[pred]
                 new.setdefault(pred, set()).update(heads)
                 known[pred] |= heads
-                heads_added += len(heads)
-                if firings + heads_added > limits.tuples:
+                work += len(rows) + len(heads)
+                if work > limits.tuples:
                     grew = compiled.fire if len(rows) > len(heads) else pred
                     raise EvaluationLimit(compiled.rule, f"{grew} grew past the limit of {limits.tuples} "
                                           "derived tuples")
+            for pred in members:  # the last round's delta, replaced by this one's
+                for values in self._deltas.pop(pred, ()):
+                    -Term(compiler.delta(pred))(*[compiler.constant(v) for v in values])
             new = {pred: rows for pred, rows in new.items() if rows}
             if not new:
                 return added
@@ -166,8 +177,12 @@ class KnowledgeBase:
                                       f"{limits.rounds} rounds of recursion")
             for pred, rows in new.items():
                 added[pred] |= rows
+                self._deltas[pred] = rows
                 for values in sorted(rows, key=sort_key):
-                    +Term(compiler.relation(pred))(*[compiler.constant(v) for v in values])
+                    args = [compiler.constant(v) for v in values]
+                    +Term(compiler.relation(pred))(*args)
+                    +Term(compiler.delta(pred))(*args)
+            asks = [(compiled, fire) for compiled in rules for fire, pred in self._delta_fires[compiled.index] if pred in new]
 
     def _pattern(self, pred: str):
         return Term(compiler.relation(pred))(*[Term(f"Q{i}") for i in range(self.program.preds[pred].arity)])
