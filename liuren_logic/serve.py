@@ -251,6 +251,8 @@ def make_server(host: str = "127.0.0.1", port: int = 0, school: str = "default",
     """A server on ``host:port`` (port 0: a free one; see ``server.server_address``)."""
     if host not in LOOPBACK:
         raise InputError(f"the app listens on the loopback interface only (127.0.0.1, ::1), not {host!r}")
+    if not 0 <= port <= 65535:
+        raise InputError(f"--port {port} is not a port: give a number from 0 (any free one) to 65535")
     app = App(school)
     # one worker: pyDatalog's state is per thread, and the work is CPU-bound anyway
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="liuren-answer")

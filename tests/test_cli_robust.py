@@ -4,6 +4,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import webbrowser
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,8 @@ def files(tmp_path_factory):
     ([*AUDIT, "--cases", "{files}/fifo"], "--cases: {files}/fifo is not a regular file"),
     ([*AUDIT, "--cases", "/dev/zero"], "--cases: /dev/zero is not a regular file"),
     (["kb", "check", "{files}/loop.dl"], "no KB file"),
+    (["serve", "--port", "70000"], "--port 70000 is not a port"),
+    (["serve", "--host", "0.0.0.0"], "loopback interface only"),
 ])
 def test_hostile_input_is_one_line_and_exit_2(capsys, files, argv, words):
     code, _, err = run(capsys, *(a.format(files=files) for a in argv))
@@ -209,16 +213,16 @@ VALUES = st.one_of(
                      "clashes(子, 午)", "clashes(子, 丑)", "clashes(子", "initial", "method", "noble", "lesson1",
                      "辛巳/3", "辛巳/²", "辛巳/3/night", "default", "nosuch", "json", "png", "dot", "text",
                      "{mine}", "{loop}", "{fifo}", "{huge}", "{ints}", "{broken}", "/dev/zero", "{out}", "",
-                     "\x1b[31m", "‮"]),
+                     "\x1b[31m", "‮", "127.0.0.1", "::1", "0.0.0.0", "localhost", "65536", "0"]),
     st.text(max_size=8),
 )
 OPTIONS = st.sampled_from(["--day", "--jiang", "--hour", "--month", "--year", "--offset", "--night", "--at", "--tz", "--longitude",
                            "--latitude", "--school", "--reading", "--kb", "--engine", "--json", "--lang",
                            "--simplified", "--format", "-o", "--full", "--depth", "--vs", "--from", "--to",
                            "--step", "--explain", "--cases", "--limit", "--times", "--alone", "--compiled",
-                           "--interactive", "--help"])
+                           "--interactive", "--help", "--host", "--port", "--open", "--quiet"])
 COMMANDS = st.sampled_from([["cast"], ["why"], ["why-not"], ["teach"], ["page"], ["audit"], ["kb", "check"],
-                            ["kb", "show"], ["table"], ["nosuch"], []])
+                            ["kb", "show"], ["table"], ["serve"], ["nosuch"], []])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -230,6 +234,8 @@ def test_random_arguments_end_cleanly(files, monkeypatch, command, chart, words)
     if command == ["audit"] and "--from" not in argv:
         argv += ["--from", "1998-11-30 12:00"]  # a range of a few moments, not 1440 charts per example
     monkeypatch.setattr(session_module, "Session", _sessions)
+    monkeypatch.setattr(ThreadingHTTPServer, "serve_forever", lambda server: None)  # serve: bind, then stop
+    monkeypatch.setattr(webbrowser, "open", lambda url: True)
     try:
         code = main(argv)
     except SystemExit as done:  # --help
