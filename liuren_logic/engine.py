@@ -26,6 +26,9 @@ from .semantics import EvaluationLimit, Value, sort_key
 Pattern = Sequence[Optional[Value]]
 
 _active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
+# The work a stratum derived round by round may do (firings found and heads added): pyDatalog finds
+# 1 500 to 12 000 firings a second, so this is a minute or two; the bottom-up engine allows 20 times more.
+ROUNDS_TUPLES = 250_000
 
 
 def Logic(*args):  # noqa: N802 - pyDatalog's; imported, as Term, on the first compile
@@ -67,7 +70,7 @@ class KnowledgeBase:
         # strata of three or more mutually recursive relations, lowest first: derived round by round
         self._rounds = [members for members, _ in program.strata() if len(members) >= 3]
         self._stale = False  # new input since the strata an input reaches were last derived
-        self.limits = None  # the bounds of a stratum derived round by round (None: evaluate.Limits())
+        self.limits = None  # the bounds of a stratum derived round by round (None: ROUNDS_TUPLES, 10 000 rounds)
         self._delta_fires: dict = {}  # a rule's index → [(fire relation reading a delta, its relation)]
         self._deltas: dict[str, set] = {}  # relation → the tuples its delta relation holds now
 
@@ -147,7 +150,7 @@ class KnowledgeBase:
         added. The tuples asserted, by relation."""
         from .evaluate import Limits  # the bottom-up engine's bounds (it imports this module)
 
-        limits, rules = self.limits or Limits(), [c for pred in members for c in self.rules_for.get(pred, ())]
+        limits, rules = self.limits or Limits(tuples=ROUNDS_TUPLES), [c for pred in members for c in self.rules_for.get(pred, ())]
         known = {p: set(self._answers(self._pattern(p))) for p in members}
         added: dict[str, set] = {p: set() for p in members}
         asks = [(compiled, compiled.fire) for compiled in rules]
@@ -164,7 +167,7 @@ class KnowledgeBase:
                 if work > limits.tuples:
                     grew = compiled.fire if len(rows) > len(heads) else pred
                     raise EvaluationLimit(compiled.rule, f"{grew} grew past the limit of {limits.tuples} "
-                                          "derived tuples")
+                                          f"derived tuples (pyDatalog's; the bottom-up engine's is {Limits().tuples})")
             for pred in members:  # the last round's delta, replaced by this one's
                 for values in self._deltas.pop(pred, ()):
                     -Term(compiler.delta(pred))(*[compiler.constant(v) for v in values])
