@@ -67,8 +67,7 @@ class KnowledgeBase:
         self.faults: list = []  # (rule, message) of arithmetic past the integer limit, from pyDatalog
         self._logic = None  # compiled on first use: a session that only materialises never needs it
         self._pending: list[tuple[str, tuple]] = []  # run-time facts given before the compile
-        # strata of three or more mutually recursive relations, lowest first: derived round by round
-        self._rounds = [members for members, _ in program.strata() if len(members) >= 3]
+        self._rounds: list[tuple[str, ...]] = []  # cycles of three or more relations (at the compile)
         self._stale = False  # new input since the strata an input reaches were last derived
         self.limits = None  # the bounds of a stratum derived round by round (None: ROUNDS_TUPLES, 10 000 rounds)
         self._delta_fires: dict = {}  # a rule's index → [(fire relation reading a delta, its relation)]
@@ -82,6 +81,8 @@ class KnowledgeBase:
             raise KBError(problems)
         Logic()
         _active[0] = self
+        # strata of three or more mutually recursive relations, lowest first: derived round by round
+        self._rounds = [members for members, _ in self.program.strata() if len(members) >= 3]
         for fact in self.program.facts:
             compiler.emit_fact(fact)
         static = self._static_order()
