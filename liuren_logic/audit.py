@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 
 BATCH = 1440  # an audit of at most this many distinct charts keeps them all (the day and night table)
 CHUNK = 240  # beyond it, charts are cast, compared and released this many at a time (~40 MB a session)
-# Measured (punishment=seed000, hourly, machine loaded, CPU): a year (8760 moments, 4391 charts) 20.9 s and
-# 240 MB peak; two years (17,520 moments) 41.8 s and 345 MB. Each further moment costs about 12 KB (most
-# charts change, and a changed chart keeps its row under both readings) and 2.4 ms, so 500 MB holds
-# 17,520 + (500 − 345) MB / 12 KB ≈ 30,400 moments.
-MAX_MOMENTS = 30_000
+# Measured (punishment=seed000, hourly, whole process, load average 1.5, CPU ≈ wall): a year (8760 moments,
+# 4391 charts) 17.0 s and 261 MB peak; two years (17,520 moments, 8782 charts) 39.7 s and 365 MB. Each
+# further moment costs about 11.9 KB (most charts change, and a changed chart keeps its row under both
+# readings) and 2.6 ms, so 500 MB holds 17,520 + (500 − 365) MB / 11.9 KB ≈ 28,800 moments (about 67 s).
+MAX_MOMENTS = 28_000
 SECONDS_PER_MOMENT = 0.0024
 
 CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
