@@ -302,3 +302,15 @@ def test_derivation_names_the_rule_and_its_source(session):
     graph = session.why(None, f"spirit({chart.id}, 支德, 亥)")
     rules = {(d["rule"], d["source"]) for _, d in graph.nodes(data=True) if d["kind"] == "rule"}
     assert ("spirit.day.zhide", "003: 「支德」自子日起巳，順著地支數一周") in rules
+
+
+@pytest.mark.parametrize("branch, stem", [("寅", "丙"), ("午", "庚"), ("酉", "己"), ("子", "甲")])
+def test_a_bare_month_branch_gives_the_pillars_season(session, branch, stem):
+    """--month 寅 and --month 丙寅 name one month: one season, one set of spirits (not the 月將's season)."""
+    bare = session.cast("辛巳", "子", "辰", month=branch)
+    pillar = session.cast("辛巳", "子", "辰", month=stem + branch)
+    def facts(chart, pred):
+        return {row[1:] for row in session.rows(pred, chart.id)}
+
+    assert facts(bare, "season") == facts(pillar, "season")
+    assert facts(bare, "spirit") == facts(pillar, "spirit") != set()
