@@ -10,7 +10,8 @@ Two engines answer from the same compiled rules. ``materialise`` (the default) e
 batch of charts bottom-up and reads conclusions and derivations from the result;
 ``pydatalog`` asks pyDatalog, top-down, one question at a time. Either way every chart's
 input facts are also asserted into the pyDatalog knowledge base (``session.kb``), so
-ad-hoc questions can be put to it directly.
+ad-hoc questions can be put to it directly. ``session.kb`` is read-only: facts reach it only
+through a cast, so it and the charts' batches always hold the same facts.
 """
 from __future__ import annotations
 
@@ -39,6 +40,21 @@ QUESTIONS = {
 }
 
 
+class ReadOnlyKB:
+    """A knowledge base that answers but takes no facts: a fact added beside a cast would reach
+    pyDatalog and not the chart's own batch, and the two would answer differently."""
+
+    def __init__(self, kb):
+        self._kb = kb
+
+    def __getattr__(self, name: str):
+        return getattr(self._kb, name)
+
+    def add_fact(self, pred: str, args: Sequence, origin: str = "") -> None:
+        raise InputError(f"session.kb is read-only: {pred} facts reach it through a cast "
+                         "(cast(…, month=, year=, born=, sex=) or --kb FILE), so that it and the chart agree")
+
+
 class Session:
     """One loaded knowledge base (a school) and the charts cast with it."""
 
@@ -47,8 +63,9 @@ class Session:
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
         with collection_paused():
-            self.kb = load_school(school, readings, extra)
-            self.base = Materialisation(self.kb, static=self.kb.static) if engine == "materialise" else self.kb
+            self._kb = load_school(school, readings, extra)
+            self.base = Materialisation(self._kb, static=self._kb.static) if engine == "materialise" else self._kb
+        self.kb = ReadOnlyKB(self._kb)  # to query; pyDatalog, compiled on first use
         self.engine = engine
         self._charts: dict[str, Chart] = {}
         self._sources: dict[str, object] = {}  # chart id → what answers for it
@@ -57,7 +74,7 @@ class Session:
 
     @property
     def name(self) -> str:
-        return self.kb.name
+        return self._kb.name
 
     # casting -----------------------------------------------------------------
     def cast(self, day: str, jiang: str, hour: str, month: Optional[str] = None, year=None, **given) -> Chart:
@@ -97,7 +114,7 @@ class Session:
                     latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
-        readings = self.kb.school.readings if self.kb.school else {}
+        readings = self._kb.school.readings if self._kb.school else {}
         day_night = "sun" if readings.get("daynight") == "sun" else "fixed"
         if day_night == "sun" and (latitude is None or longitude is None):
             raise InputError("this school judges day and night by the sun: give --latitude and --longitude")
@@ -118,13 +135,13 @@ class Session:
         new = {i.id: i for i in inputs if i.id not in self._charts}
         facts = [fact for i in new.values() for fact in i.facts()]
         for pred, args, origin in facts:
-            self.kb.add_fact(pred, args, origin)
+            self._kb.add_fact(pred, args, origin)
         if self.engine == "materialise" and facts:
             twins = {id(t): t for t in (alongside._sources.get(i) for i in new) if t is not None} if alongside else {}
             twin = next(iter(twins.values())) if len(twins) == 1 else None
             source = self.base.extend(facts, twin if isinstance(twin, Materialisation) else None)
         else:
-            source = self.kb
+            source = self._kb
         for chart_id, chart_input in new.items():
             self._charts[chart_id] = Chart(self, chart_input)
             self._sources[chart_id] = source
@@ -160,7 +177,7 @@ class Session:
         source = self.source(chart_id)
         if isinstance(source, Materialisation):
             return source.chart_rows(pred, chart_id)
-        arity = self.kb.program.preds[pred].arity
+        arity = self._kb.program.preds[pred].arity
         return [row[1:] for row in source.query(pred, [chart_id] + [None] * (arity - 1))]
 
     def lookup(self, pred: str, chart_id: Optional[str] = None) -> dict:
@@ -168,8 +185,8 @@ class Session:
         the chart's source answers it; one no chart input reaches is read once a session."""
         if pred in self._lookups:
             return self._lookups[pred]
-        static = pred not in self.kb.program.moving()
-        rows = (self.base if static else self.source(chart_id)).query(pred, [None] * self.kb.program.preds[pred].arity)
+        static = pred not in self._kb.program.moving()
+        rows = (self.base if static else self.source(chart_id)).query(pred, [None] * self._kb.program.preds[pred].arity)
         mapping = {row[0]: row[1] for row in rows}
         if static:
             self._lookups[pred] = mapping
@@ -200,7 +217,7 @@ class Session:
                 return "lesson", (chart.id, number, value, None)
             rows = [r for r in chart.rows("lesson") if r[0] == number]
             return "lesson", (chart.id, *rows[0])
-        decl = self.kb.program.preds.get(question)
+        decl = self._kb.program.preds.get(question)
         if decl is not None and decl.params and decl.params[0][1] == "text" and decl.arity > 1:
             # any chart relation by name: 'pattern 貴人入獄', 'spirit 天目', 'general 午'
             return question, (chart.id, value, *[None] * (decl.arity - 2))
@@ -240,9 +257,9 @@ class Session:
         if value is not None and question in QUESTIONS:
             kind = {"method": "method", "name": "subname"}.get(question, "branch")
             value = parse_symbol(self.base, value, kind, question)
-        elif value is not None and question in self.kb.program.preds:
-            kind = self.kb.program.preds[question].params[1][1]
-            value = parse_symbol(self.base, value, kind, question) if kind in self.kb.program.kinds else value
+        elif value is not None and question in self._kb.program.preds:
+            kind = self._kb.program.preds[question].params[1][1]
+            value = parse_symbol(self.base, value, kind, question) if kind in self._kb.program.kinds else value
         return self.atom(chart, question, value)
 
 

@@ -1,8 +1,7 @@
 """神煞: every seed row, cell by cell, against spirit(C, 神煞, 支); one derivation; the seed case's 天目.
 
-Month, year and season spirits need calendar facts: each test casts charts of its own (hours
-and 月將 no other test uses) and gives them month / year facts, then asks pyDatalog, which
-sees facts added after the cast. Day spirits need no more than the cast.
+Month, year and season spirits need calendar facts: each test casts charts with a month branch
+and / or a year pillar (cast(…, month=, year=)). Day spirits need no more than the cast.
 """
 from __future__ import annotations
 
@@ -25,15 +24,8 @@ def spirits_of(session, chart_id: str) -> dict[str, set[str]]:
 
 def calendar_chart(session, day: str, jiang: str, hour: str, month: str | None = None,
                    year: str | None = None) -> str:
-    """A chart of this test's own, with a month branch and / or a year pillar."""
-    chart = session.cast(day, jiang, hour)
-    assert not session.kb.query("month", [chart.id, None, None]), f"{chart.id} already has calendar facts"
-    assert not session.kb.query("year", [chart.id, None, None]), f"{chart.id} already has calendar facts"
-    if month:
-        session.kb.add_fact("month", [chart.id, "甲", month], "test")
-    if year:
-        session.kb.add_fact("year", [chart.id, year[0], year[1]], "test")
-    return chart.id
+    """A chart with a month branch and / or a year pillar, given as a cast takes them."""
+    return session.cast(day, jiang, hour, month=month, year=year).id
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +39,7 @@ def by_month(session):
 def alt_by_month(session, by_month):
     found = {}
     for m in MONTHS:
-        chart_id = session.cast(PILLARS[20 + MONTHS.index(m)], "巳", "亥").id
+        chart_id = calendar_chart(session, PILLARS[20 + MONTHS.index(m)], "巳", "亥", month=m)
         rows = defaultdict(set)
         for _, name, branch, seed in session.kb.query("spirit_alt", [chart_id, None, None, None]):
             rows[name].add((branch, seed))
@@ -314,3 +306,13 @@ def test_a_bare_month_branch_gives_the_pillars_season(session, branch, stem):
 
     assert facts(bare, "season") == facts(pillar, "season")
     assert facts(bare, "spirit") == facts(pillar, "spirit") != set()
+
+
+def test_session_kb_takes_no_facts_beside_a_cast(session):
+    """A fact added to session.kb would reach pyDatalog and not the chart's batch: it is refused."""
+    from liuren_logic.errors import InputError
+
+    chart = session.cast("辛巳", "子", "辰")
+    with pytest.raises(InputError, match="read-only"):
+        session.kb.add_fact("month", [chart.id, "甲", "寅"], "test")
+    assert session.kb.query("month", [chart.id, None, None]) == []
