@@ -7,6 +7,7 @@ line (or one block) and exit without a traceback.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 
 
 class LiurenError(Exception):
@@ -42,11 +43,22 @@ class Problem:
     source_line: str = ""
 
     def __str__(self) -> str:
-        text = f"{self.position}: {self.message}"
-        if self.source_line:
-            caret = " " * (self.position.col - 1) + "^"
-            text += f"\n    {self.source_line}\n    {caret}"
-        return text
+        return render([self])
+
+
+def render(problems: list[Problem]) -> str:
+    """Each problem on its line; the source line, with a caret under every problem's column, once
+    after the problems of that line (a 300-fact line with 300 problems is echoed once, not 300 times)."""
+    blocks = []
+    for _, same_line in groupby(problems, key=lambda p: (p.position.path, p.position.line)):
+        same_line = list(same_line)
+        blocks += [f"{p.position}: {p.message}" for p in same_line]
+        source = same_line[0].source_line
+        if source:
+            columns = {p.position.col for p in same_line}
+            carets = "".join("^" if col in columns else " " for col in range(1, max(columns) + 1))
+            blocks.append(f"    {source}\n    {carets}")
+    return "\n".join(blocks)
 
 
 class KBError(LiurenError):
@@ -54,4 +66,4 @@ class KBError(LiurenError):
 
     def __init__(self, problems: list[Problem]):
         self.problems = sorted(problems, key=lambda p: (p.position.path, p.position.line, p.position.col, p.message))
-        super().__init__("\n".join(str(p) for p in self.problems))
+        super().__init__(render(self.problems))

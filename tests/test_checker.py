@@ -199,3 +199,16 @@ def test_a_rule_that_never_ends_stops_the_cast_with_one_line_naming_it(tmp_path,
     assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "rule n.3" in err and "n keeps growing: no fixpoint after 10000 rounds" in err
+
+
+def test_a_line_with_many_problems_is_echoed_once_with_a_caret_under_each():
+    """300 wrong-arity facts on one line: 300 located messages, the line shown once."""
+    line = " ".join("e(子)." for _ in range(300))
+    with pytest.raises(KBError) as caught:
+        check([parse(HEADER + line + "\n", "t.dl")])
+    text = str(caught.value)
+    assert len(caught.value.problems) == 300
+    assert text.count(line) == 1
+    assert text.count("t.dl:9:") == 300
+    carets = text.splitlines()[-1].strip()
+    assert carets.count("^") == 300 and carets.startswith("^")
