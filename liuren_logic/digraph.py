@@ -10,6 +10,8 @@ shortest paths, node-link data.
 >>> g = Digraph(); g.add_edge("a", "b"); g.add_edge("b", "a"); g.add_edge("b", "c")
 >>> components(g), sorted(descendants(g, "c")), has_path(g, "a", "c")
 ([('a', 'b'), ('c',)], [], True)
+>>> g.has_node("c"), g.in_degree("a"), g.out_degree("b"), sorted(g.successors("b"))
+(True, 1, 2, ['a', 'c'])
 """
 from __future__ import annotations
 
