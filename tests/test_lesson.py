@@ -153,6 +153,20 @@ def test_a_dated_lesson_with_a_querent_runs_to_keti_marks_strength_and_life(sess
     assert [(r["topic"], r["reading"]) for r in steps["strength"].readings] == [("tuwang", "months")]
 
 
+def test_the_life_labels_write_a_year_in_digits_and_every_other_number_in_numerals(session, querent_chart):
+    """As the other zh labels count (第三課, 序數十四): a year stays a date (1998年), no sum is written
+    half in digits, half in numerals; the zh labels of kb/chart/life.dl as the lesson and the why of
+    the 行年 (through the 虛歲 and the cycle's count) read them."""
+    life = steps_of(querent_chart)["life"]
+    preds = {p for p, d in session.kb.program.preds.items() if d.pos.path == "kb/chart/life.dl"}
+    graph = session.why(querent_chart, "xingnian")
+    shown = [graph.nodes[n]["zh"] for n in graph
+             if graph.nodes[n].get("rule", "").startswith("life.") or graph.nodes[n].get("pred") in preds]
+    assert "虛歲二十九" in life.text and "以六十甲子計，時年第二十九歲" in shown and len(shown) > 8
+    for text in [life.text, *shown]:
+        assert not re.search(r"[0-9+=]", re.sub(r"[0-9]{4}年", "", text)), text
+
+
 def test_without_a_querent_or_a_month_the_lesson_says_only_what_the_day_gives(session):
     steps = steps_of(session.cast("辛巳", "寅", "午"))
     assert "life" not in steps and "月建" not in steps["strength"].text
