@@ -30,7 +30,7 @@ from operator import itemgetter
 from typing import Callable, Iterable, Optional, Sequence
 
 from . import syntax as S
-from .compiler import CompiledAggregate, CompiledRule, binds
+from .compiler import ALL, CompiledAggregate, CompiledRule, binds
 from .engine import KnowledgeBase, Pattern, Value
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 
@@ -365,10 +365,11 @@ class _Rule:
 
     def aggregates(self, store: _Store) -> tuple[list, dict]:
         """(aggregate, helper rows) of each aggregate of this rule over the store, and each one's
-        group → value table by its helper's name."""
-        helpers = [(agg, list(map(reorder, body.run(store, {})))) for agg, (body, reorder) in self.inner]
-        values = {}
-        for agg, rows in helpers:
+        group → value table by its helper's name. A helper row is (group…, inner…), its group
+        ``ALL`` when the aggregate has none, as the pyDatalog engine's helper holds it."""
+        helpers, values = [], {}
+        for agg, (body, reorder) in self.inner:
+            rows = list(map(reorder, body.run(store, {})))
             groups = defaultdict(set)
             width = len(agg.group)
             term = (agg.group + agg.inner).index(agg.literal.term.name)
@@ -376,6 +377,7 @@ class _Rule:
                 groups[row[:width]].add(row[term])
             values[agg.helper] = {_group_key(group): aggregate(agg.literal.func, terms)
                                   for group, terms in groups.items()}
+            helpers.append((agg, rows if width else [(ALL, *row) for row in rows]))
         return helpers, values
 
     def fire(self, body: _Body, store: _Store, values: dict, delta: "_Store | None" = None):

@@ -8,6 +8,7 @@ import pytest
 
 from liuren_logic.checker import check
 from liuren_logic.engine import KnowledgeBase
+from liuren_logic.evaluate import Materialisation
 from liuren_logic.parser import parse
 from liuren_logic.provenance import Derivable, Explainer, NotDerivable
 
@@ -20,6 +21,28 @@ def explainer(text: str) -> Explainer:
 
 def leaves(graph: Digraph) -> set[str]:
     return {graph.nodes[n]["kind"] for n in graph if graph.out_degree(n) == 0}
+
+
+AGGREGATES = ("@kind b: 子 丑 寅 卯.\n@pred idx(x: b, n: int).\n@pred top(n: int).\n@pred low(x: b, n: int).\n"
+              "idx(子, 0). idx(丑, 1). idx(寅, 2). idx(卯, 1).\n"
+              "top(M) :- M = max I : { idx(_, I) }.\n"
+              "low(X, M) :- idx(X, _), M = min I : { idx(Y, I), Y != X }.\n")
+
+
+@pytest.mark.parametrize("engine", ["materialise", "pydatalog"])
+@pytest.mark.parametrize("question, value, counted", [
+    (("top", (2,)), 2, {"idx(子, 0)": "0", "idx(丑, 1)": "1", "idx(寅, 2)": "2", "idx(卯, 1)": "1"}),
+    (("low", ("子", 1)), 1, {"idx(丑, 1)": "1", "idx(寅, 2)": "2", "idx(卯, 1)": "1"})])
+def test_an_aggregates_children_are_the_atoms_it_rests_on_under_both_engines(engine, question, value, counted):
+    """A max or min, with a group or without: one child per witness, the winners marked chosen."""
+    kb = KnowledgeBase(check([parse(AGGREGATES, "t.dl")]))
+    graph = Explainer(Materialisation(kb) if engine == "materialise" else kb).why(*question)
+    (agg,) = [n for n in graph if graph.nodes[n]["kind"] == "aggregate"]
+    assert graph.nodes[agg]["value"] == value
+    children = {graph.nodes[c]["text"]: graph.edges[agg, c] for c in graph.successors(agg)}
+    assert {text: edge["counted"] for text, edge in children.items()} == counted
+    assert {text for text, edge in children.items() if edge["chosen"]} == {t for t, c in counted.items() if c == str(value)}
+    assert all(graph.nodes[c]["kind"] == "fact" for c in graph.successors(agg))
 
 
 def test_proofs_of_recursive_closure_have_minimal_height():
