@@ -38,6 +38,7 @@ def chart_data(chart: "Chart") -> dict:
     """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json)."""
     from liuren_logic import jsondata as J
 
+    marks = day_marks(chart)
     return J.document("chart", {
         "id": chart.id, "school": chart.session.name,
         "day": chart.day, "jiang": chart.jiang, "hour": chart.hour,
@@ -47,13 +48,18 @@ def chart_data(chart: "Chart") -> dict:
         "lessons": [J.lesson(l) for l in chart.lessons],
         "transmissions": [J.transmission(t) for t in chart.transmissions],
         "heaven": chart.heaven, "generals": chart.generals,
-        "spirits": [J.spirit(w, b, s) for w, b, s in chart.spirits],
+        "spirits": [J.spirit(w, b, s, s in marks) for w, b, s in chart.spirits],
         "patterns": [J.pattern(g, p) for g, p in chart.patterns],
         "bifa": [{"number": n, "line": f} for n, f in chart.bifa],
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
         **practice_data(chart),
         **({"calendar": J.calendar(chart.moment)} if chart.moment is not None else {}),
     })
+
+
+def day_marks(chart: "Chart") -> set[str]:
+    """The day's marks (``day_mark``: 日祿 日德 …): spirits of those names show on the marks line."""
+    return {m["mark"] for m in chart.marks}
 
 
 def _short(chart: "Chart", general: str | None) -> str:
@@ -82,7 +88,7 @@ def _spirits_by_origin(chart: "Chart", words: dict) -> list[str]:
     for spirit, key in source.query("spirit_key", [None, None]) if "spirit_key" in preds else ():
         keys[spirit].add(key)
     omen = spirit_omens(chart)
-    marks = {m for m, _ in chart.rows("day_mark")} if "day_mark" in preds else set()
+    marks = day_marks(chart)
     places: dict[tuple, list[str]] = {}
     for where, branch, spirit in chart.spirits:
         if spirit not in marks:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from .chart import Chart, Lesson, Transmission
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"  # 1.2: a spirit says whether it is a day mark
 DISPLAY = frozenset({"zh", "en", "text", "reasons", "title"})  # prose: the fields --simplified may change
 _WHERE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
@@ -38,8 +38,9 @@ def lesson(item: "Lesson") -> dict:
     return {"number": item.number, "upper": item.upper, "lower": item.lower, "general": item.general}
 
 
-def spirit(where: str, branch: str, name: str) -> dict:
-    return {"where": where, "branch": branch, "spirit": name}
+def spirit(where: str, branch: str, name: str, mark: bool) -> dict:
+    """A 神煞 where it shows; ``mark``: it is also a day mark (日祿, 日德), so under ``marks`` too."""
+    return {"where": where, "branch": branch, "spirit": name, "mark": mark}
 
 
 def pattern(group: str, name: str) -> dict:

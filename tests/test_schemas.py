@@ -73,6 +73,19 @@ def test_a_chart_is_the_same_objects_in_cast_table_why_and_audit(capsys):
     assert why["chart"] == cast["id"]
 
 
+def test_a_spirit_that_is_a_day_mark_says_so_and_is_among_the_marks(capsys):
+    """日德 and 日祿 are spirits (kb/spirits/day.dl) and day marks (kb/patterns/marks.dl): the JSON
+    lists them under spirits with ``mark`` set and under ``marks``, the board on the marks line only."""
+    cast = valid(run_json(capsys, "cast", "--day", "丁卯", "--offset", "10"))
+    marked = {(s["spirit"], s["branch"]) for s in cast["spirits"] if s["mark"]}
+    assert ("日德", "亥") in marked and marked <= {(m["mark"], m["branch"]) for m in cast["marks"]}
+    assert not any(s["mark"] for s in cast["spirits"] if s["spirit"] not in ("日德", "日祿"))
+    main(["cast", "--day", "丁卯", "--offset", "10"])
+    board = capsys.readouterr().out
+    spirits = board[board.index("神煞:"):board.index("天將:")]
+    assert "日德 亥臨丑" in board and not any(f"{name}{branch}(" in spirits for name, branch in marked)
+
+
 def test_derivation_nodes_carry_data_not_prose(capsys):
     nodes = valid(run_json(capsys, "why", "initial", *CHART))["nodes"]
     rule = next(n for n in nodes if n.get("rule") == "zeike.yuanshou")
