@@ -195,12 +195,19 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
     return session
 
 
-def _chart(session, args, required: bool = True):
+def _chart(session, args, required: bool = True, whole: bool = True):
+    """The chart the options name; ``whole``: evaluated whole at the cast, as a command showing the
+    whole chart needs (a rule past an evaluation limit is reported whether or not the board reads it)."""
+    chart_input = _chart_input(session, args, required)
+    return None if chart_input is None else session.cast_many([chart_input], eager=whole)[0]
+
+
+def _chart_input(session, args, required: bool):
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         _warn_unused_place(session, args)
-        return session.cast_at(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex)
+        return session.dated_input(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex)
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
@@ -210,11 +217,12 @@ def _chart(session, args, required: bool = True):
             raise InputError("give either --offset or --jiang and --hour, not both")
         if args.month or args.year:
             raise InputError("--month and --year go with --jiang and --hour, not --offset")
-        return session.cast_offset(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex)
+        return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
-    return session.cast(args.day, args.jiang, args.hour, args.month, args.year, born=args.born, sex=args.sex)
+    return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
+                               sex=args.sex)
 
 
 def _warn_unused_place(session, args) -> None:
@@ -258,7 +266,7 @@ def cmd_why(args, negative: bool = False) -> int:
     from .explain.tree import render
 
     session = _session(args)
-    chart = _chart(session, args, required="(" not in args.question)
+    chart = _chart(session, args, required="(" not in args.question, whole=False)  # a derivation reads what it rests on
     if negative:
         if args.value is None and "(" not in args.question:
             raise InputError(f"why-not {args.question} needs the value asked about, e.g. why-not initial 丑")
@@ -379,7 +387,7 @@ def cmd_page(args) -> int:
 
 def cmd_table(args) -> int:
     session = _session(args)
-    charts = session.table(daytime=not args.night)
+    charts = session.table(daytime=not args.night, eager=True)
     if args.json:
         from .jsondata import chart_row, document
 

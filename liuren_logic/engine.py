@@ -217,9 +217,7 @@ class KnowledgeBase:
     # facts -------------------------------------------------------------------
     def add_fact(self, pred: str, args: Sequence[Value], origin: str) -> None:
         """Assert a run-time fact of an ``input`` relation (a chart's input), remembering why it holds."""
-        decl = self.program.preds.get(pred)
-        if decl is None or not decl.input:
-            raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time")
+        self.check_input(pred)
         self.origins[(pred, tuple(args))] = origin
         if self._logic is None:
             self._pending.append((pred, tuple(args)))
@@ -227,6 +225,12 @@ class KnowledgeBase:
             self.activate()
             +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
             self._stale = bool(self._rounds)
+
+    def check_input(self, pred: str) -> None:
+        """An :class:`InputError` unless ``pred`` is declared ``input`` (takes facts at run time)."""
+        decl = self.program.preds.get(pred)
+        if decl is None or not decl.input:
+            raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time")
 
     def is_fact(self, pred: str, args: Sequence[Value]) -> bool:
         return (pred, tuple(args)) in self.origins

@@ -22,7 +22,6 @@ bounded by :class:`Limits` (rows added, rounds of a recursive stratum; numbers b
 """
 from __future__ import annotations
 
-import gc
 from collections import ChainMap, defaultdict
 from dataclasses import dataclass
 from itertools import repeat
@@ -33,6 +32,7 @@ from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds
 from .engine import KnowledgeBase, Pattern, Value
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
+from .snapshot import collection_paused
 
 
 @dataclass(frozen=True)
@@ -390,16 +390,36 @@ class _Rule:
 
 
 class _Plan:
-    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first)."""
+    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first).
+
+    ``needs`` maps a relation a chart's input reaches (its fire relations and aggregate helpers
+    too) to the dynamic strata it rests on, lowest first, its own included: what a batch
+    evaluates before the relation is read. ``reads`` gives each dynamic stratum the relations
+    its rules read and derive (those an audit's twin must have ready).
+    """
 
     def __init__(self, kb: KnowledgeBase):
-        moving = kb.program.moving()
+        moving, graph = kb.program.moving(), kb.program.dependencies
         self.static, self.dynamic = [], []
         for members, recursive in kb.program.strata():
             stratum = frozenset(members) if recursive else frozenset()
             rules = [_Rule(c, stratum) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
+        self.needs: dict[str, tuple[int, ...]] = {}
+        self.reads: list[frozenset] = []
+        stratum_of, below = {}, []
+        for index, (rules, _) in enumerate(self.dynamic):
+            heads = {rule.compiled.rule.head.pred for rule in rules}
+            stratum_of.update(dict.fromkeys(heads, index))
+            read = {q for pred in heads for q in graph.predecessors(pred)} | heads
+            below.append({index}.union(*(below[stratum_of[q]] for q in read if stratum_of.get(q, index) != index)))
+            self.reads.append(frozenset(read))
+            needs = tuple(sorted(below[index]))
+            for rule in rules:
+                compiled = rule.compiled
+                self.needs.update(dict.fromkeys([compiled.rule.head.pred, compiled.fire,
+                                                 *(agg.helper for agg in compiled.aggregates.values())], needs))
 
 
 def _alike(a: KnowledgeBase, b: KnowledgeBase) -> frozenset[str]:
@@ -438,6 +458,14 @@ class Materialisation:
     ``static``, a :meth:`static_state` of the same program); ``extend(facts)`` returns a
     materialisation of a batch of charts (their input facts) on top of it.
 
+    A batch evaluates on demand: a relation read (``query``, ``chart_rows``, ``holds``,
+    ``aggregate_value``, a fire relation) first evaluates the strata it rests on that are not
+    evaluated yet, lowest first (:attr:`_Plan.needs`), so a cast that reads its 三傳 never
+    evaluates its 畢法. The tuples are those of evaluating everything at once, since a stratum
+    reads only lower ones. An :class:`EvaluationLimit` therefore comes from the first read
+    that needs the stratum (and again from every such read); :meth:`evaluate_all` evaluates
+    what is left, for a caller that wants every error at once.
+
     The fire relation of a rule outside recursion is computed when first asked (a ``why``):
     its body over the finished store gives exactly the tuples it gave during evaluation,
     since it reads only lower strata. Those of recursive rules are kept as they are found.
@@ -459,6 +487,7 @@ class Materialisation:
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._by_chart: dict[str, dict] = {}  # relation → chart id → its rows (chart_rows)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
+        self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         if base is None:
             self.plan = _Plan(kb)
             self.store = _Store()
@@ -469,7 +498,9 @@ class Materialisation:
                     self.store.add(fact.head.pred, [args])
                 self.origins.setdefault((fact.head.pred, args), f"{fact.pos.path}:{fact.pos.line}")
             if static is None:
-                self._evaluate(self.plan.static)
+                with collection_paused():
+                    for rules, recursive in self.plan.static:
+                        self._stratum(rules, recursive)
             else:
                 self.store.relations = {pred: set(rows) for pred, rows in static.items()}
                 self._read_later([rule for rules, recursive in self.plan.static if not recursive for rule in rules])
@@ -484,10 +515,12 @@ class Materialisation:
 
     def extend(self, facts: Iterable[tuple[str, Sequence[Value], str]],
                alongside: "Materialisation | None" = None) -> "Materialisation":
-        """A materialisation with these input facts (relation, arguments, origin) added and evaluated.
+        """A materialisation with these input facts (relation, arguments, origin) added, evaluated
+        as it is read.
 
         ``alongside``: another school's materialisation of the same input facts (an audit). The
-        relations both schools define alike (:func:`_alike`) are read from it, not derived again.
+        relations both schools define alike (:func:`_alike`) are read from it (evaluated there
+        when first needed), not derived again.
         """
         given = defaultdict(list)
         origins = {}
@@ -495,6 +528,8 @@ class Materialisation:
             args = tuple(args)
             given[pred].append(args)
             origins[(pred, args)] = origin
+        for pred in given:
+            self.kb.check_input(pred)
         twin, shared = None, frozenset()
         if alongside is not None and alongside.given == origins.keys():
             twin, shared = alongside, self._alike_with(alongside.base)
@@ -504,7 +539,7 @@ class Materialisation:
         for pred, rows in given.items():
             if pred not in shared:
                 batch.store.add(pred, rows)
-        batch._evaluate(self.plan.dynamic)
+        batch._pending = set(range(len(self.plan.dynamic)))
         return batch
 
     def _alike_with(self, other: "Materialisation") -> frozenset:
@@ -512,18 +547,31 @@ class Materialisation:
             self._alike[id(other)] = (other, _alike(other.kb, self.kb))
         return self._alike[id(other)][1]
 
-    def _evaluate(self, strata) -> None:
-        enabled = gc.isenabled()
-        gc.disable()  # the evaluation makes no cycles: collecting would only walk its tuples
-        try:
-            for rules, recursive in strata:
+    def evaluate_all(self) -> "Materialisation":
+        """Evaluate every stratum not evaluated yet (a limit it meets is raised here); this materialisation."""
+        self._evaluate(sorted(self._pending))
+        return self
+
+    def _ensure(self, pred: str) -> None:
+        """Evaluate the strata ``pred`` rests on that are not evaluated yet."""
+        if self._pending:
+            self._evaluate([i for i in self.plan.needs.get(pred, ()) if i in self._pending])
+
+    def _evaluate(self, indexes: list[int]) -> None:
+        """Evaluate these dynamic strata, in this order (each after those it reads)."""
+        if not indexes:
+            return
+        with collection_paused():  # the evaluation makes no cycles: collecting would only walk its tuples
+            for index in indexes:
+                rules, recursive = self.plan.dynamic[index]
+                if self.shared:
+                    for pred in self.plan.reads[index] & self.shared:
+                        self.twin._ensure(pred)
                 if self.shared and all(rule.compiled.rule.head.pred in self.shared for rule in rules):
                     self._read_later(rules)
                 else:
                     self._stratum(rules, recursive)
-        finally:
-            if enabled:
-                gc.enable()
+                self._pending.discard(index)
 
     def _stratum(self, rules: list, recursive: bool) -> None:
         values = {}
@@ -590,6 +638,7 @@ class Materialisation:
     def _fired(self, pred: str) -> None:
         """Compute a fire relation (or aggregate helper) left for later, in the materialisation that
         evaluated its rule."""
+        self._ensure(pred)
         if pred in self._unhelped:
             self._help(self._unhelped[pred])
         if pred in self._unfired:
@@ -615,6 +664,7 @@ class Materialisation:
     def chart_rows(self, pred: str, chart_id: Value) -> list[tuple]:
         """``query(pred, [chart_id, None …])`` without the chart id: the relation is read once
         for every chart of the batch."""
+        self._ensure(pred)
         if pred in self.shared and pred not in self.store.relations:
             return self.twin.chart_rows(pred, chart_id)
         charts = self._by_chart.get(pred)

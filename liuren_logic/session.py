@@ -8,10 +8,14 @@
 
 Two engines answer from the same compiled rules. ``materialise`` (the default) evaluates a
 batch of charts bottom-up and reads conclusions and derivations from the result;
-``pydatalog`` asks pyDatalog, top-down, one question at a time. Either way every chart's
-input facts are also asserted into the pyDatalog knowledge base (``session.kb``), so
-ad-hoc questions can be put to it directly. ``session.kb`` is read-only: facts reach it only
-through a cast, so it and the charts' batches always hold the same facts.
+``pydatalog`` asks pyDatalog, top-down, one question at a time. A batch evaluates only
+what is read of it (:class:`~liuren_logic.evaluate.Materialisation`), so an evaluation limit
+of a chart's rules surfaces at the first read that needs them (``cast_many(…, eager=True)``
+evaluates everything at once). Either way the charts' input facts reach the pyDatalog
+knowledge base (``session.kb``), so ad-hoc questions can be put to it directly: at the cast
+under ``pydatalog``, at the first question to ``session.kb`` under ``materialise``.
+``session.kb`` is read-only: facts reach it only through a cast, so it and the charts' batches
+always hold the same facts.
 """
 from __future__ import annotations
 
@@ -42,12 +46,20 @@ QUESTIONS = {
 
 class ReadOnlyKB:
     """A knowledge base that answers but takes no facts: a fact added beside a cast would reach
-    pyDatalog and not the chart's own batch, and the two would answer differently."""
+    pyDatalog and not the chart's own batch, and the two would answer differently. What reads
+    facts first asserts those of the charts cast since (``given``, a chart id → its facts)."""
 
-    def __init__(self, kb):
-        self._kb = kb
+    READERS = frozenset({"query", "holds", "is_fact", "aggregate_value", "origins", "activate"})
+
+    def __init__(self, kb, given: dict):
+        self._kb, self._given = kb, given
 
     def __getattr__(self, name: str):
+        if name in self.READERS and self._given:
+            for facts in self._given.values():
+                for fact in facts:
+                    self._kb.add_fact(*fact)
+            self._given.clear()
         return getattr(self._kb, name)
 
     def add_fact(self, pred: str, args: Sequence, origin: str = "") -> None:
@@ -65,7 +77,8 @@ class Session:
         with collection_paused():
             self._kb = load_school(school, readings, extra)
             self.base = Materialisation(self._kb, static=self._kb.static) if engine == "materialise" else self._kb
-        self.kb = ReadOnlyKB(self._kb)  # to query; pyDatalog, compiled on first use
+        self._unasserted: dict[str, list] = {}  # chart id → its input facts, not yet in self._kb
+        self.kb = ReadOnlyKB(self._kb, self._unasserted)  # to query; pyDatalog, compiled on first use
         self.engine = engine
         self._charts: dict[str, Chart] = {}
         self._sources: dict[str, object] = {}  # chart id → what answers for it
@@ -126,21 +139,27 @@ class Session:
         querent.check(m.year)
         return DatedInput(m, extra + querent.facts, querent.tag)
 
-    def cast_many(self, inputs: Sequence, alongside: Optional["Session"] = None) -> list[Chart]:
+    def cast_many(self, inputs: Sequence, alongside: Optional["Session"] = None, eager: bool = False) -> list[Chart]:
         """Cast a batch of charts in one evaluation; a chart cast before is returned as it was.
 
-        ``alongside``: another school's session that has just cast the same batch (an audit); what
-        both schools define alike is read from its evaluation instead of derived again.
+        The batch is evaluated as it is read; ``eager``: all of it now, so that an evaluation limit
+        is raised here rather than at a later read. ``alongside``: another school's session that
+        has just cast the same batch (an audit); what both schools define alike is read from its
+        evaluation instead of derived again.
         """
         new = {i.id: i for i in inputs if i.id not in self._charts}
-        facts = [fact for i in new.values() for fact in i.facts()]
-        for pred, args, origin in facts:
-            self._kb.add_fact(pred, args, origin)
-        if self.engine == "materialise" and facts:
+        facts = {chart_id: i.facts() for chart_id, i in new.items()}
+        if self.engine == "materialise" and new:
             twins = {id(t): t for t in (alongside._sources.get(i) for i in new) if t is not None} if alongside else {}
             twin = next(iter(twins.values())) if len(twins) == 1 else None
-            source = self.base.extend(facts, twin if isinstance(twin, Materialisation) else None)
+            source = self.base.extend([f for batch in facts.values() for f in batch],
+                                      twin if isinstance(twin, Materialisation) else None)
+            self._unasserted.update(facts)
+            if eager:
+                source.evaluate_all()
         else:
+            for fact in (f for batch in facts.values() for f in batch):
+                self._kb.add_fact(*fact)
             source = self._kb
         for chart_id, chart_input in new.items():
             self._charts[chart_id] = Chart(self, chart_input)
@@ -148,17 +167,20 @@ class Session:
         return [self._charts[i.id] for i in inputs]
 
     def forget(self, chart_ids: Sequence[str]) -> None:
-        """Release charts cast before (a long audit's batches): their answers and explainers."""
+        """Release charts cast before (a long audit's batches): their answers and explainers, and
+        their input facts if ``session.kb`` has not been asked since (pyDatalog keeps those it has)."""
         for chart_id in chart_ids:
             self._charts.pop(chart_id, None)
             self._sources.pop(chart_id, None)
+            self._unasserted.pop(chart_id, None)
         live = {id(source) for source in self._sources.values()}
         self._explainers = {key: e for key, e in self._explainers.items() if key in live}
 
-    def table(self, daytime: bool = True) -> list[Chart]:
-        """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
+    def table(self, daytime: bool = True, eager: bool = False) -> list[Chart]:
+        """All 720 charts (60 days × 12 offsets), cast in one evaluation (``eager``: as ``cast_many``)."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
-        return self.cast_many([self.offset_input(s + b, o, daytime) for s, b, _ in pillars for o in range(12)])
+        return self.cast_many([self.offset_input(s + b, o, daytime) for s, b, _ in pillars for o in range(12)],
+                              eager=eager)
 
     # reading -----------------------------------------------------------------
     def chart(self, chart_id: str) -> Optional[Chart]:
