@@ -176,11 +176,10 @@ class Session:
         live = {id(source) for source in self._sources.values()}
         self._explainers = {key: e for key, e in self._explainers.items() if key in live}
 
-    def table(self, daytime: bool = True, eager: bool = False) -> list[Chart]:
-        """All 720 charts (60 days × 12 offsets), cast in one evaluation (``eager``: as ``cast_many``)."""
+    def table(self, daytime: bool = True) -> list[Chart]:
+        """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
-        return self.cast_many([self.offset_input(s + b, o, daytime) for s, b, _ in pillars for o in range(12)],
-                              eager=eager)
+        return self.cast_many([self.offset_input(s + b, o, daytime) for s, b, _ in pillars for o in range(12)])
 
     # reading -----------------------------------------------------------------
     def chart(self, chart_id: str) -> Optional[Chart]:
