@@ -81,15 +81,17 @@ class _Store:
     def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
         """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
         ``positions``: the value itself for one position, a tuple for several, () for none."""
-        return self.table((pred, positions, consts, None, ()))
+        return self.table((pred, positions, consts, None, ()))[0]
 
-    def table(self, spec: tuple) -> dict:
+    def table(self, spec: tuple) -> tuple[dict, bool]:
         """As :meth:`index` for ``spec`` = (relation, positions, consts, outputs, checks), but of each
         row with equal values at each ``checks`` pair (p, q), only the values at ``outputs`` (a
-        tuple; the whole row for ``None``): what a join appends to a binding."""
-        table = self._tables.get(spec)
-        if table is not None:
-            return table
+        tuple; the whole row for ``None``): what a join appends to a binding. With it, whether each
+        key has one tail, which the table then holds alone (not in a tuple; only with ``outputs``
+        and ``positions``)."""
+        found = self._tables.get(spec)
+        if found is not None:
+            return found
         pred, positions, consts, outputs, checks = spec
         if pred not in self.relations:
             if pred in self.shared:
@@ -105,16 +107,23 @@ class _Store:
         if checks:
             rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
         tails = _tails(rows, outputs)
+        one = False
         if positions:
-            grouped = defaultdict(list)
-            for k, tail in zip(map(itemgetter(*positions), rows), tails):
-                grouped[k].append(tail)
-            table = {k: tuple(found) for k, found in grouped.items()}  # the collector need not follow tuples
+            keys = list(map(itemgetter(*positions), rows))
+            if outputs is not None:
+                tails = list(tails)
+                table = dict(zip(keys, tails))
+                one = len(table) == len(keys)  # a key per row: a join reads its one tail
+            if not one:
+                grouped = defaultdict(list)
+                for k, tail in zip(keys, tails):
+                    grouped[k].append(tail)
+                table = {k: tuple(found) for k, found in grouped.items()}  # the collector need not follow tuples
         else:
             table = {(): tuple(tails)} if rows else {}
-        self._tables[spec] = table
+        self._tables[spec] = found = (table, one)
         self._kept[pred].append(spec)
-        return table
+        return found
 
     def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
         positions = tuple(i for i, v in enumerate(pattern) if v is not None)
@@ -166,7 +175,8 @@ class _Body:
     index on the bound positions, only the values a row adds (rows that repeat a new
     variable are checked when the index is built); an atom bound in every argument is
     looked up in the relation itself; an assignment or test is computed once per
-    distinct set of values it reads.
+    distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
+    branch) is built without a loop in Python, and a join reads it without a loop per tail.
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None):
@@ -242,7 +252,7 @@ class _Body:
                 out = [b for b in bindings if key(b) not in rows]
             elif kind in ("join", "semijoin", "not"):
                 _, pred, positions, spec, key, from_delta = op
-                table = (delta if from_delta else store).table(spec)
+                table, one = (delta if from_delta else store).table(spec)
                 if kind == "not":
                     out = [b for b in bindings if key(b) not in table]
                 elif kind == "semijoin":
@@ -250,6 +260,9 @@ class _Body:
                 elif not positions:
                     tails = table.get((), ())
                     out = list(tails) if bindings == [()] else [b + t for b in bindings for t in tails]
+                elif one:  # a key per row: at most one tail a binding
+                    get = table.get
+                    out = [b + t for b in bindings if (t := get(key(b))) is not None]
                 else:
                     get = table.get
                     out = [b + t for b in bindings for t in get(key(b), ())]
