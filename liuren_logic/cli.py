@@ -385,8 +385,15 @@ def cmd_page(args) -> int:
     return 0
 
 
+def _keep_to_the_end() -> None:
+    """What the command casts from here is kept until it ends: the collector, which would scan
+    the batch's tuples again and again (and find no cycle), waits (``main`` restores it)."""
+    gc.disable()
+
+
 def cmd_table(args) -> int:
     session = _session(args)
+    _keep_to_the_end()
     charts = session.table(daytime=not args.night)  # evaluated as read: the rows rest on a quarter of the rules
     if args.json:
         from .jsondata import chart_row, document
@@ -444,6 +451,7 @@ def cmd_audit(args) -> int:
     else:
         times = {"both": (True, False), "day": (True,), "night": (False,)}[args.times]
         inputs_of = lambda s: A.table_inputs(s, times)  # noqa: E731
+        _keep_to_the_end()  # the table's charts are all kept (a dated audit releases its batches)
     asked = [_audit_chart(base, wanted) for wanted in args.explain]
     audit = A.compare(base, other, inputs_of, _progress_bar() if sys.stderr.isatty() else None, keep=asked)
     explained = {chart_id: A.explain(base, other, chart_id, _question(audit, chart_id)) for chart_id in asked}
