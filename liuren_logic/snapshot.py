@@ -12,6 +12,7 @@ syntax nodes, strings, numbers and tuples.
 
 The payload is lines of JSON: a header, then two lines per module: the module, and its rules
 as compiled (a body literal the rule itself holds is written as its place in the rule's body).
+A static relation that only the modules' facts give is written as null and read back from them.
 """
 from __future__ import annotations
 
@@ -68,12 +69,14 @@ def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loa
 def _encode(loaded: Loaded) -> bytes:
     program = loaded.program
     graph = program.dependencies
+    given = {pred: set(rows) for pred, rows in _given(program).items()}
     header = {
         "files": [m.path for m in program.modules],
         "members": [[k, None if m is None else sorted(m, key=S.format_value)] for k, m in program.members.items()],
         "dependencies": [[a, [[b, e["negative"], e["pos"].path, e["pos"].line, e["pos"].col]
                               for b, e in graph.succ[a].items()]] for a in graph],
-        "static": None if loaded.static is None else list(loaded.static.items()),
+        "static": None if loaded.static is None else [[pred, None if given.get(pred) == set(rows) else rows]
+                                                       for pred, rows in loaded.static.items()],
     }
     lines = [cache.dumps(header)]
     compiled = iter(loaded.rules)
@@ -141,5 +144,17 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
             graph.add_edge(a, b, negative=negative, pos=Position(path, line, col))
     static = data["static"]
     if static is not None:
-        static = {pred: tuple(map(tuple, rows)) for pred, rows in static}
+        given = _given(program)
+        static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
     return Loaded(program, compiled, static)
+
+
+def _given(program: Program) -> dict[str, tuple]:
+    """The rows of each relation that only facts give (no rule derives it): a static relation that is
+    just these rows is written as null and read back from the modules' facts, not stored twice."""
+    derived = {rule.head.pred for rule in program.rules}
+    rows: dict[str, list] = {}
+    for fact in program.facts:
+        if fact.head.pred not in derived:
+            rows.setdefault(fact.head.pred, []).append(tuple(a.value for a in fact.head.args))
+    return {pred: tuple(found) for pred, found in rows.items()}

@@ -234,3 +234,38 @@ def test_a_planted_school_entry_runs_no_code_and_a_failing_program_is_not_stored
     with pytest.raises(KBError):
         load_files([good, bad])
     assert len(snapshots(store)) == 1
+
+
+def test_a_large_file_of_plain_facts_is_read_directly_not_stored(store, tmp_path, monkeypatch):
+    """Past ``DIRECT_BYTES``, a file of nearly all plain facts is not stored (reading it costs what
+    decoding an entry would); one with as many bytes of rules is, and a small file of facts too."""
+    monkeypatch.setattr(cache, "DIRECT_BYTES", 2000)
+    facts, rules, small = (tmp_path / f"{name}.dl" for name in ("facts", "rules", "small"))
+    facts.write_text("@pred e(x: int, y: int).\n" + "".join(f"e({i}, {i + 1}).\n" for i in range(400)), "utf-8")
+    rules.write_text("@pred e(x: int, y: int).\n@pred t(x: int, y: int).\ne(0, 1).\n"
+                     + "".join(f"t(X, Y) :- e(X, Y), X < {i}.\n" for i in range(100)), "utf-8")
+    small.write_text("@pred e(x: int, y: int).\ne(0, 1). e(1, 2).\n", "utf-8")
+    assert min(p.stat().st_size for p in (facts, rules)) > cache.DIRECT_BYTES > small.stat().st_size
+    parsed = fresh(facts, "facts.dl")
+    assert len(parsed.rules) == 400 and entries(store) == []
+    assert fresh(facts, "facts.dl") == parsed and entries(store) == []
+    fresh(rules, "rules.dl")
+    fresh(small, "small.dl")
+    assert len(entries(store)) == 2
+
+
+def test_a_relation_only_facts_give_is_stored_once_in_a_school_entry(store, tmp_path):
+    """Its rows are read back from the module's facts; a derived relation's rows are stored."""
+    from liuren_logic.school import load_files
+
+    path = tmp_path / "kb.dl"
+    path.write_text("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred t(x: b, y: b).\n"
+                    "e(子, 丑). e(丑, 寅).\nt(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n", "utf-8")
+    first = load_files([path]).static
+    (entry,) = snapshots(store)
+    header = json.loads(entry.read_bytes().split(b"\n")[1])
+    assert dict(header["static"])["e"] is None and len(dict(header["static"])["t"]) == 3
+    snapshot._memory.clear()
+    again = load_files([path]).static
+    assert {p: set(r) for p, r in again.items()} == {p: set(r) for p, r in first.items()}
+    assert set(again["e"]) == {("子", "丑"), ("丑", "寅")}
