@@ -10,7 +10,7 @@ an HMAC of its name and payload under a per-user key (``key``, mode 0600); an en
 whose MAC does not match is parsed afresh and replaced. The directory is used only
 when it is a real directory owned by the user and not writable by group or others;
 temporary files are removed whether or not the write succeeds, and the oldest entries
-beyond ``MAX_ENTRIES`` or ``MAX_BYTES``.
+beyond ``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
 """
 from __future__ import annotations
 
