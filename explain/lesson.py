@@ -38,7 +38,6 @@ from liuren_logic.provenance import atom_text
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
-PLACES = ("干上", "支上", "初傳", "中傳", "末傳")
 
 TEXT = {
     "zh": {
@@ -602,19 +601,6 @@ class _Teacher:
                                  "atom": self.notes.atoms[-1], "rule": rule.get("rule"),
                                  "source": self.repaired(rule.get("source") or "")})
 
-    def places(self, branch: str) -> list[str]:
-        """Where a branch shows: over the stem or the branch, or as a transmission (each stated)."""
-        found = []
-        for pred, place in (("gan_upper", "干上"), ("zhi_upper", "支上")):
-            if (branch,) in self.rows(pred):
-                self.state(pred, branch, quote=False)
-                found.append(place)
-        for n, b in self.rows("transmission"):
-            if b == branch:
-                self.state("transmission", n, b, quote=False)
-                found.append(("初傳", "中傳", "末傳")[n - 1] if self.lang == "zh" else self.t["positions"][n - 1])
-        return found
-
     def marks(self) -> Optional[Step]:
         """日祿 日馬 旬丁 日德: where each is, the palace it stands over, where it shows in the chart."""
         t, under = self.t, {u: e for e, u in self.chart.heaven.items()}
@@ -622,7 +608,9 @@ class _Teacher:
         for mark in self.chart.marks:
             label = self.label(self.state("day_mark", mark["mark"], mark["branch"]))
             self.state("tianpan", under[mark["branch"]], mark["branch"], quote=False)
-            shown = self.places(mark["branch"])
+            shown = mark["shows"]
+            for where in shown:
+                self.state("mark_present", mark["mark"], mark["branch"], where, quote=False)
             shows = t["mark_shows"].format(places=self.series(shown)) if shown else ""
             clauses.append(t["mark"].format(label=label, branch=mark["branch"], over=under[mark["branch"]], shows=shows))
         if not clauses:

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     from .session import Session
 
+# The places a branch shows (the KB's ``shows``) in the order a board lists them.
+PLACE_ORDER = {w: i for i, w in enumerate(("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳"))}
+
 
 @dataclass(frozen=True)
 class ChartInput:
@@ -195,9 +198,8 @@ class Chart:
         """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 干陰, 支上, 支陰 or a transmission."""
         if "spirit_present" not in self.session.kb.program.preds:
             return []
-        order = {w: i for i, w in enumerate(("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳"))}
         rows = {(where, branch, spirit) for spirit, branch, where in self.rows("spirit_present")}
-        return sorted(rows, key=lambda r: (order.get(r[0], 9), r[2]))
+        return sorted(rows, key=lambda r: (PLACE_ORDER.get(r[0], 9), r[2]))
 
     @cached_property
     def patterns(self) -> list[tuple[str, str]]:
@@ -269,12 +271,12 @@ class Chart:
 
     @cached_property
     def marks(self) -> list[dict]:
-        """日祿 日馬 旬丁 日德: the branch, the palace it stands over, and where it shows in the chart."""
+        """日祿 日馬 旬丁 日德: the branch, the palace it stands over, and where it shows in the chart
+        (``mark_present``: 干上, 干陰, 支上, 支陰 or a transmission)."""
         order = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"))}
         under = {upper: earth for earth, upper in self.heaven.items()}
-        places = [(l.upper, {1: "干上", 3: "支上"}[l.number]) for l in self.lessons if l.number in (1, 3)]
-        places += [(t.branch, ("初傳", "中傳", "末傳")[t.position - 1]) for t in self.transmissions]
-        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [p for x, p in places if x == b]}
+        shows = sorted(self._known("mark_present"), key=lambda r: PLACE_ORDER.get(r[2], 9))
+        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for x, _, w in shows if x == m]}
                 for m, b in sorted(self._known("day_mark"), key=lambda r: order.get(r[0], 9))]
 
     @cached_property

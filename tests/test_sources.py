@@ -66,8 +66,8 @@ REVIEWED = {
     "spirit.day.lu": "祿", "spirit.month.forward": "寅順十二", "spirit.month.group_back": "逆三輪",
     "spirit.month.group_forward": "孟移", "spirit.month.trine": "四組分列", "spirit.month.stem": "天德正丁",
     "spirit.month.table": "正月到臘月", "spirit.month.six": "天財正七辰", "spirit.season.table": "春丑",
-    "spirit.season.pillar": "春乙卯", "spirit.present.zhi": "中支", "spirit.present.gan_yin": "陰神",
-    "spirit.present.zhi_yin": "陰神",
+    "spirit.season.pillar": "春乙卯", "place.zhi": "中支", "place.gan_yin": "陰神",
+    "place.zhi_yin": "陰神",
     # patterns and the generals' states
     "virtue.yin": "寅己",
     "pattern.gouchen_zhangjian": "伏剱者", "pattern.qinglong_wo": "臥者", "pattern.ghost": "鬼者",
