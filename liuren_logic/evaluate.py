@@ -15,8 +15,9 @@ index probe), an assignment or test (a closure built from the syntax tree, no ``
 or an aggregate lookup. Values mean what :mod:`~liuren_logic.semantics` says.
 
 A recursive stratum is evaluated semi-naively: after a first full round, each round
-fires only the bodies that read one of the last round's new tuples. Every evaluation is
-bounded by :class:`Limits` (rows added, rounds of a recursive stratum; numbers by
+fires only the bodies that read one of the last round's new tuples; its firings are
+counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
+recursive stratum, firings found in recursion; numbers by
 :data:`~liuren_logic.semantics.INTEGER_BITS`); going past one is an
 :class:`EvaluationLimit` naming the rule and the relation that grew.
 """
@@ -39,8 +40,9 @@ from .snapshot import collection_paused
 class Limits:
     """How much one evaluation may do before it stops with :class:`EvaluationLimit`."""
 
-    tuples: int = 5_000_000  # rows added to the store (relations, fire and helper relations)
+    tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
     rounds: int = 10_000  # rounds of one recursive stratum
+    firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
 
 
 
@@ -179,12 +181,12 @@ class _Body:
     branch) is built without a loop in Python, and a join reads it without a loop per tail.
     """
 
-    def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None):
-        self.slots: dict[str, int] = {}
+    def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()):
+        self.slots: dict[str, int] = {name: slot for slot, name in enumerate(given)}  # bound before the body
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.ops = []
-        bound: set[str] = set()
+        bound: set[str] = set(given)
         for position, literal in enumerate(body):
             self.ops.append(self._prepare(literal, bound, position == delta))
             for name in _in_order(literal, binds(literal, bound) - bound):
@@ -238,10 +240,11 @@ class _Body:
         return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
                 bound_slot)
 
-    def run(self, store: _Store, values: dict, delta: "_Store | None" = None) -> list[tuple]:
-        """All complete bindings; ``values`` maps an aggregate (by its helper's name) to its
-        group → value table, and the atom at position ``self.delta`` reads the ``delta`` store."""
-        bindings: list[tuple] = [()]
+    def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> list[tuple]:
+        """All complete bindings that extend ``given`` (the values of the body's ``given`` variables);
+        ``values`` maps an aggregate (by its helper's name) to its group → value table, and the atom
+        at position ``self.delta`` reads the ``delta`` store."""
+        bindings: list[tuple] = [given]
         for op in self.ops:
             kind = op[0]
             if kind == "member":
@@ -367,6 +370,7 @@ class _Rule:
 
     def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset()):
         self.compiled = compiled
+        self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.body = _Body(compiled.body, compiled.aggregates)
         self.deltas = [_Body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
                        if isinstance(literal, S.Atom) and literal.pred in stratum]
@@ -375,6 +379,17 @@ class _Rule:
             inner = _Body(agg.context + agg.body, {})
             self.inner.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
         self.head = _row_function(compiled.rule.head.args, self.body.slots)
+        self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
+
+    def matching(self, store: _Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
+        """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
+        fire relation's order): its body run with the pattern's values bound before it."""
+        names = tuple(name for name, value in zip(self.body.slots, pattern) if value is not None)
+        if names not in self._bound:
+            body = _Body(self.compiled.body, self.compiled.aggregates, given=names)
+            self._bound[names] = body, _row_reader([body.slots[name] for name in self.body.slots])
+        body, reorder = self._bound[names]
+        return list(map(reorder, self.run(body, store, values, given=tuple(v for v in pattern if v is not None))))
 
     def aggregates(self, store: _Store) -> tuple[list, dict]:
         """(aggregate, helper rows) of each aggregate of this rule over the store, and each one's
@@ -395,11 +410,16 @@ class _Rule:
 
     def fire(self, body: _Body, store: _Store, values: dict, delta: "_Store | None" = None):
         """(fire tuples, head tuples) of one body of this rule."""
+        fires = self.run(body, store, values, delta)
+        return fires, list(map(self.head, fires))
+
+    def run(self, body: _Body, store: _Store, values: dict, delta=None, given: tuple = ()) -> list[tuple]:
+        """The fire tuples of one body of this rule (:meth:`_Body.run`), arithmetic past the integer
+        limit an :class:`EvaluationLimit` naming the rule."""
         try:
-            fires = body.run(store, values, delta)
+            return body.run(store, values, delta, given)
         except IntegerLimit as error:
             raise EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})") from None
-        return fires, list(map(self.head, fires))
 
 
 class _Plan:
@@ -481,7 +501,10 @@ class Materialisation:
 
     The fire relation of a rule outside recursion is computed when first asked (a ``why``):
     its body over the finished store gives exactly the tuples it gave during evaluation,
-    since it reads only lower strata. Those of recursive rules are kept as they are found.
+    since it reads only lower strata. Those of a recursive stratum are not kept at all: a why
+    asks them with the head's values bound, and the rule's body run with those values bound
+    over the finished store gives exactly the firings of every round (its negations and
+    aggregates read only lower strata), a few tuples instead of all of them.
     """
 
     def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits(),
@@ -498,6 +521,8 @@ class Materialisation:
         self.given: frozenset = frozenset()  # a batch's input facts, (relation, arguments)
         self._unfired: dict[str, tuple[_Rule, Optional[dict]]] = {}  # fire relation → its rule, aggregate values
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
+        self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
+        self.found = 0  # firings found by recursive rules (not kept)
         self._by_chart: dict[str, dict] = {}  # relation → chart id → its rows (chart_rows)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
@@ -516,7 +541,7 @@ class Materialisation:
                         self._stratum(rules, recursive)
             else:
                 self.store.relations = {pred: set(rows) for pred, rows in static.items()}
-                self._read_later([rule for rules, recursive in self.plan.static if not recursive for rule in rules])
+                self._read_later([rule for rules, _ in self.plan.static for rule in rules])
         else:
             self.plan = base.plan
             self.store = _Store(base.store, twin.store if twin else None, shared)
@@ -602,7 +627,9 @@ class Materialisation:
                     self._unfired[rule.compiled.fire] = (rule, values[rule])
                     self._add(rule, rule.compiled.rule.head.pred, heads)
             return
+        self._recursive.update((rule.compiled.fire, (rule, values[rule])) for rule in rules)
         delta = self._round(values, [(rule, rule.body) for rule in rules], None)
+        bodies = [(rule, body) for rule in rules for body in rule.deltas]
         rounds = 1
         while delta:
             rounds += 1
@@ -613,21 +640,25 @@ class Materialisation:
             changes = _Store()
             for pred, (_, rows) in delta.items():
                 changes.add(pred, rows)
-            delta = self._round(values, [(rule, body) for rule in rules for body in rule.deltas], changes)
+            delta = self._round(values, bodies, changes)
 
     def _round(self, values, bodies, changes) -> dict:
         """Fire the bodies once over the store as the last round left it (so that no index is built
-        again within a round), then add what they found; the new head tuples by relation, with the
-        first rule that made them."""
+        again within a round), then add the heads they found; the firings are counted, not kept.
+        The new head tuples by relation, with the first rule that made them."""
         new: dict[str, tuple] = {}
         for rule, body in bodies:
-            fires, heads = rule.fire(body, self.store, values[rule], changes)
-            self._add(rule, rule.compiled.fire, fires)
+            fires = rule.run(body, self.store, values[rule], changes)
+            self.found += len(fires)
+            if self.found > self.limits.firings:
+                raise EvaluationLimit(rule.compiled.rule, f"{rule.compiled.fire} grew past the limit of "
+                                      f"{self.limits.firings} firings found in recursion")
             pred = rule.compiled.rule.head.pred
-            fresh = set(heads) - self.store.rows(pred)
+            fresh = set(map(rule.head, fires))  # as a set at once: firings repeat heads many times over
+            del fires
+            fresh -= self.store.rows(pred)
             if fresh:
-                first, rows = new.get(pred, ((rule, pred), set()))
-                new[pred] = (first, rows | fresh)
+                new.setdefault(pred, ((rule, pred), set()))[1].update(fresh)
         for pred, ((rule, _), rows) in new.items():
             self._add(rule, pred, rows)
         return new
@@ -643,9 +674,10 @@ class Materialisation:
 
     def _read_later(self, rules) -> None:
         """Rules whose relations are here without their being fired (read from the twin, or restored
-        whole): their fire relations and aggregate helpers are derived when asked."""
+        whole): their fire relations and aggregate helpers are derived when asked (those of a
+        recursive rule, :meth:`_firings`, for each pattern asked)."""
         for rule in rules:
-            self._unfired[rule.compiled.fire] = (rule, None)
+            (self._recursive if rule.recursive else self._unfired)[rule.compiled.fire] = (rule, None)
             self._unhelped.update((agg.helper, rule) for agg in rule.compiled.aggregates.values())
 
     def _fired(self, pred: str) -> None:
@@ -660,6 +692,20 @@ class Materialisation:
         elif self.base is not None and (pred in self.base._unfired or pred in self.base._unhelped):
             self.base._fired(pred)
 
+    def _firings(self, pred: str, pattern: Pattern) -> "list[tuple] | None":
+        """The fire tuples matching ``pattern`` if ``pred`` is the fire relation of a rule of a recursive
+        stratum (found again in the materialisation that evaluated it, each time asked), else None."""
+        held = self
+        while pred not in held._recursive:
+            held = held.base
+            if held is None:
+                return None
+        rule, values = held._recursive[pred]
+        if values is None:
+            values = held._help(rule)
+            held._recursive[pred] = (rule, values)
+        return rule.matching(held.store, values, pattern)
+
     def _help(self, rule: _Rule) -> dict:
         """Derive here the aggregate helpers of a rule read from the twin; its aggregate values."""
         helpers, values = rule.aggregates(self.store)
@@ -671,6 +717,9 @@ class Materialisation:
     # the query interface the explainer uses ------------------------------------
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
         self.kb.check_query(pred, pattern)
+        found = self._firings(pred, pattern)
+        if found is not None:
+            return _sorted(found)
         self._fired(pred)
         return _sorted(self.store.match(pred, tuple(pattern)))
 
@@ -689,6 +738,9 @@ class Materialisation:
         return list(charts.get(chart_id, ()))
 
     def holds(self, pred: str, args: Pattern) -> bool:
+        found = self._firings(pred, args)
+        if found is not None:
+            return bool(found)
         self._fired(pred)
         return bool(self.store.match(pred, tuple(args)))
 
