@@ -695,6 +695,7 @@ class Materialisation:
     def _firings(self, pred: str, pattern: Pattern) -> "list[tuple] | None":
         """The fire tuples matching ``pattern`` if ``pred`` is the fire relation of a rule of a recursive
         stratum (found again in the materialisation that evaluated it, each time asked), else None."""
+        self._ensure(pred)
         held = self
         while pred not in held._recursive:
             held = held.base
