@@ -176,9 +176,10 @@ if __name__ == "__main__":
     results = {}
     for folder, case in core_cases():
         for engine in ENGINES:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             results[(folder, engine, case.name)] = outcome = run(case, engine)
             seconds = time.perf_counter() - start
             if outcome[0] != "pass" or seconds > 1 or "-v" in sys.argv:
-                print(f"{folder}/{case.name} [{engine}] {outcome[0]} {seconds:.2f}s {outcome[1]}", file=sys.stderr)
+                print(f"{folder}/{case.name} [{engine}] {outcome[0]} {seconds:.2f}s ({time.process_time() - cpu:.2f}s CPU) "
+                      f"{outcome[1]}", file=sys.stderr)
     print(table(results))

@@ -2,10 +2,12 @@
 
 Cases over more than 1500 facts (po3–po5, ranpo, access1, hmmer, lubm) run only with
 LIUREN_CONFORMANCE=all, to keep the suite quick; ``python tests/conformance.py`` runs all.
+The cases an engine refuses (REFUSED) must be refused for the reason given.
 """
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -21,7 +23,16 @@ CASES = [pytest.param(case, engine, id=f"{folder}/{case.name}[{engine}]")
          if EVERY_CASE or sum(map(len, case.program.facts.values())) <= HEAVY]
 
 
+# What an engine refuses, with the reason (README, "Conformance with ordinary Datalog"): pyDatalog
+# finds 1 500 to 12 000 firings a second, and hmmer's points-to analysis makes some 30 million.
+REFUSED = {(name, "pydatalog"): r"grew past the limit of 250000 derived tuples \(pyDatalog's"
+           for name in ("souffle_hmmer_CPtrLoad", "souffle_hmmer_CPtrStore")}
+
+
 @pytest.mark.parametrize("case, engine", CASES)
 def test_conformance_case(case, engine):
     outcome, detail = run(case, engine)
-    assert outcome == "pass", detail
+    if (case.name, engine) in REFUSED:
+        assert outcome == "refused" and re.search(REFUSED[(case.name, engine)], detail), detail
+    else:
+        assert outcome == "pass", detail
