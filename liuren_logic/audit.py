@@ -27,12 +27,14 @@ if TYPE_CHECKING:
 
 BATCH = 1440  # an audit of at most this many distinct charts keeps them all (the day and night table)
 CHUNK = 240  # beyond it, charts are cast, compared and released this many at a time (~40 MB a session)
-# Measured (punishment=seed000, hourly, whole process, load average 1.5, CPU ≈ wall): a year (8760 moments,
-# 4391 charts) 17.0 s and 261 MB peak; two years (17,520 moments, 8782 charts) 39.7 s and 365 MB. Each
-# further moment costs about 11.9 KB (most charts change, and a changed chart keeps its row under both
-# readings) and 2.6 ms, so 500 MB holds 17,520 + (500 − 365) MB / 11.9 KB ≈ 28,800 moments (about 67 s).
-MAX_MOMENTS = 28_000
-SECONDS_PER_MOMENT = 0.0024
+# Measured (punishment=seed000, hourly, whole process, load average 0.8, CPU ≈ wall, batches evaluated on
+# demand; peak RSS in KiB): a year (8760 moments, 4389 charts) 13.4 s and 186,712; two years (17,520
+# moments, 8962 charts) 27.0 s and 256,068; 45,000 moments (23,840 charts) 83.2 s and 503,060; 49,000
+# moments 92.2 s and 534,796. Past two years each moment costs about 8.8 KiB (most charts change, and a
+# changed chart keeps its row under both readings) and 2 ms, so 43,000 moments stay under 500 MB
+# (about 485,000 KiB).
+MAX_MOMENTS = 43_000
+SECONDS_PER_MOMENT = 0.00185  # 83.2 s / 45,000 moments
 
 CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
 
