@@ -168,7 +168,9 @@ class KnowledgeBase:
                 if work > limits.tuples:
                     grew = compiled.fire if len(rows) > len(heads) else pred
                     raise EvaluationLimit(compiled.rule, f"{grew} grew past the limit of {limits.tuples} "
-                                          f"derived tuples (pyDatalog's; the bottom-up engine's is {Limits().tuples})")
+                                          f"derived tuples (pyDatalog's bound on firings and heads; the bottom-up engine "
+                                          f"keeps up to {Limits().tuples} and finds up to {Limits().firings} "
+                                          "firings in recursion)")
             for pred in members:  # the last round's delta, replaced by this one's
                 for values in self._deltas.pop(pred, ()):
                     -Term(compiler.delta(pred))(*[compiler.constant(v) for v in values])
