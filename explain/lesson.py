@@ -100,7 +100,7 @@ TEXT = {
         "positions": ("初傳", "中傳", "末傳"),
         "patterns": "課得{count_n}格，依類：{groups}。",
         "group": "{group}：{names}",
-        "spirits": "干上、支上及三傳所見神煞：{places}。",
+        "spirits": "干上、干陰、支上、支陰及三傳所見神煞：{places}。",
         "omens": "其中種子明言{groups}。", "omen_group": "{names}{omen}", "omen_words": {"吉": "吉", "凶": "凶"},
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
@@ -184,7 +184,10 @@ TEXT = {
         "positions": ("initial", "middle", "final"),
         "patterns": "The chart shows {count_n} patterns, by group: {groups}.",
         "group": "{group}: {names}",
-        "spirits": "The spirits on the stem (干上), the branch (支上) and the transmissions: {places}.",
+        "spirits": "The spirits where they show, over the stem and the branch, on their yin spirits and on the "
+                   "transmissions: {places}.",
+        "places": {"干上": "干上 (over the stem)", "干陰": "干陰 (the stem's yin spirit)", "支上": "支上 (over the branch)",
+                   "支陰": "支陰 (the branch's yin spirit)", "初傳": "the initial", "中傳": "the middle", "末傳": "the final"},
         "omens": "Of these the seeds call {groups}.", "omen_group": "{omen} {names}",
         "omen_words": {"吉": "auspicious (吉)", "凶": "ominous (凶)"},
         "place": "{place} {branch}: {names}",
@@ -359,6 +362,10 @@ class _Teacher:
 
     def sep(self, items, key: str = "list_sep") -> str:
         return self.t[key].join(items)
+
+    def place(self, where: str) -> str:
+        """Where a branch shows (干上 … 末傳), in the lesson's language."""
+        return self.t.get("places", {}).get(where, where)
 
     def series(self, items) -> str:
         """A short list as a sentence has it: 賊剋、比用、涉害 / 賊剋, 比用 and 涉害."""
@@ -611,7 +618,7 @@ class _Teacher:
             shown = mark["shows"]
             for where in shown:
                 self.state("mark_present", mark["mark"], mark["branch"], where, quote=False)
-            shows = t["mark_shows"].format(places=self.series(shown)) if shown else ""
+            shows = t["mark_shows"].format(places=self.series(map(self.place, shown))) if shown else ""
             clauses.append(t["mark"].format(label=label, branch=mark["branch"], over=under[mark["branch"]], shows=shows))
         if not clauses:
             return None
@@ -693,7 +700,8 @@ class _Teacher:
             places.setdefault((where, branch), []).append(spirit)
         if not places:
             return None
-        found = self.sep((t["place"].format(place=w, branch=b, names=self.sep(ns)) for (w, b), ns in places.items()),
+        found = self.sep((t["place"].format(place=self.place(w), branch=b, names=self.sep(ns))
+                          for (w, b), ns in places.items()),
                          "clause_sep")
         text = t["spirits"].format(places=found)
         omens: dict[str, list[str]] = {}
