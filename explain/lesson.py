@@ -610,16 +610,16 @@ class _Teacher:
 
     def marks(self) -> Optional[Step]:
         """日祿 日馬 旬丁 日德: where each is, the palace it stands over, where it shows in the chart."""
-        t, under = self.t, {u: e for e, u in self.chart.heaven.items()}
+        t = self.t
         clauses = []
         for mark in self.chart.marks:
             label = self.label(self.state("day_mark", mark["mark"], mark["branch"]))
-            self.state("tianpan", under[mark["branch"]], mark["branch"], quote=False)
+            self.state("tianpan", mark["over"], mark["branch"], quote=False)
             shown = mark["shows"]
             for where in shown:
                 self.state("mark_present", mark["mark"], mark["branch"], where, quote=False)
             shows = t["mark_shows"].format(places=self.series(map(self.place, shown))) if shown else ""
-            clauses.append(t["mark"].format(label=label, branch=mark["branch"], over=under[mark["branch"]], shows=shows))
+            clauses.append(t["mark"].format(label=label, branch=mark["branch"], over=mark["over"], shows=shows))
         if not clauses:
             return None
         return self.step("marks", self.capital(self.sep(clauses, "clause_sep")) + t["end"])
