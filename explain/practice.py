@@ -6,29 +6,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from liuren_logic.labels import atom_label
+
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
 WORDS = {
-    "zh": {"natal": "本命", "xingnian": "行年", "born": "生年", "age": "虛歲", "over": "上", "strength": "旺相",
+    "zh": {"natal": "本命", "xingnian": "行年", "note": "{what} ({note})", "over": "上", "strength": "旺相",
            "marks": "日用", "falls": "臨", "no_year": "行年：須知占年（--year）"},
-    "en": {"natal": "natal", "xingnian": "year of life", "born": "born", "age": "age", "over": "over it",
+    "en": {"natal": "natal", "xingnian": "year of life", "note": "{what}, {note}", "over": "over it",
            "strength": "strength", "marks": "marks", "falls": "over", "no_year": "year of life: give the chart's year (--year)"},
 }
 
 
 def life_line(chart: "Chart", lang: str) -> str | None:
-    """本命戌（生年庚戌）上午貴人　行年甲午（虛歲29）上寅勾陳; None without a querent."""
+    """本命 戌 (生年庚戌), 上 午 貴人  行年 甲午 (虛歲二十九), 上 寅 勾陳; None without a querent.
+    The year of birth and the 虛歲 are the labels of ``born`` and ``age`` (kb/chart/life.dl), as in the lesson."""
     life, w = chart.life, WORDS[lang]
     if not life:
         return None
+    preds = chart.session.kb.program.preds
     parts = []
     for role, point in life["points"].items():
         name = w["natal"] if role == "本命" else w["xingnian"]
-        what = point["branch"] if role == "本命" else life["xingnian"]
-        note = f"{w['born']} {life['born']}" if role == "本命" else (f"{w['age']} {life['age']}" if life["age"] else "")
+        what = f"{name} {point['branch'] if role == '本命' else life['xingnian']}"
+        pred, rows = ("born", chart.rows("born")) if role == "本命" else ("age", chart.rows("age"))
+        if rows:
+            what = w["note"].format(what=what, note=atom_label(preds[pred], (chart.id, *rows[0]), lang))
         over = f"{w['over']} {point['upper']} {point['general'] or ''}".rstrip()
-        parts.append(f"{name} {what}" + (f" ({note})" if note else "") + f", {over}")
+        parts.append(f"{what}, {over}")
     if "行年" not in life["points"] and life.get("sex"):
         parts.append(w["no_year"])
     return "  ".join(parts)

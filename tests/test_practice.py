@@ -294,13 +294,29 @@ def test_the_board_shows_the_querent_strengths_stages_and_marks(capsys):
 
     assert main(["cast", *AT, "--born", "1970", "--sex", "m"]) == 0
     out = capsys.readouterr().out
-    assert "本命 戌 (生年 庚戌), 上 午 貴人" in out and "行年 甲午 (虛歲 29), 上 寅 勾陳" in out
+    assert "本命 戌 (生年庚戌), 上 午 貴人" in out and "行年 甲午 (虛歲二十九), 上 寅 勾陳" in out
     assert "旺相: 水旺 木相 金休 土囚 火死" in out
     assert "日祿 酉臨丑" in out and "日馬 亥臨卯" in out and "旬丁 丑臨巳 支上" in out and "日德 巳臨酉" in out
     # 午 is fire: 死 in a water month, and 沐浴 of 辛 (born in 巳, forward by element)
     assert any(line.strip().startswith("初傳") and line.rstrip().endswith("死·沐浴") for line in out.splitlines())
     assert main(["cast", *AT, "--born", "1970", "--sex", "f"]) == 0
-    assert "行年 甲辰 (虛歲 29), 上 子 天空" in capsys.readouterr().out
+    assert "行年 甲辰 (虛歲二十九), 上 子 天空" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_board_says_the_querent_in_the_words_of_the_kb_as_the_lesson_does(session, lang):
+    """The year of birth and the 虛歲 on the board are the labels of born and age (kb/chart/life.dl);
+    in zh the lesson's rule labels end in the same words (生年庚戌, 虛歲二十九: numerals, not digits)."""
+    from liuren_logic.explain.board import render_chart
+    from liuren_logic.explain.lesson import lesson_steps
+
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=1970, sex="m")
+    board = next(line for line in render_chart(chart, lang).splitlines() if "庚戌" in line)
+    told = next(s for s in lesson_steps(chart, lang) if s.key == "life").text
+    said = {"zh": ("生年庚戌", "虛歲二十九"),
+            "en": ("the year of birth is 庚戌", "the querent is 29 (虛歲, counting the year of birth as 1)")}[lang]
+    assert all(words in board for words in said), board
+    assert all(words in told for words in said) if lang == "zh" else "= 29 (虛歲)" in told, told
 
 
 def test_json_carries_the_practitioners_fields(capsys):
