@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Optional
 
 from . import syntax as S
-from .errors import Position
 
 _memory: dict[str, S.Module] = {}
 _NODES = {name: cls for name, cls in vars(S).items()
@@ -228,7 +227,7 @@ def encode_module(module: S.Module) -> bytes:
 
 def node_data(value, path: str):
     """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…, line, col]}``,
-    its position last; tuples are lists. A fact (a rule without a body over constants) is written
+    its place last; tuples are lists. A fact (a rule without a body over constants) is written
     flat, ``{"Fact": [pred, [[value, line, col]…], line, col, the rule's other fields…, line, col]}``
     (a KB holds thousands). Anything else is a TypeError."""
     if isinstance(value, tuple):
@@ -241,9 +240,9 @@ def node_data(value, path: str):
         if flat is not None:
             return {"Fact": flat}
     *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
-    if last is None or last.name != "pos" or value.pos.path != path:
+    if last is None or last.name != "at" or value.at[0] != path:
         raise TypeError(f"not a syntax node of {path}: {value!r}")
-    return {cls.__name__: [node_data(getattr(value, f.name), path) for f in fields] + [value.pos.line, value.pos.col]}
+    return {cls.__name__: [node_data(getattr(value, f.name), path) for f in fields] + [value.at[1], value.at[2]]}
 
 
 def decode_module(payload: bytes, path: str) -> S.Module:
@@ -259,79 +258,81 @@ def decode_nodes(payload: bytes, path: str):
     """JSON data back into the syntax nodes of the file ``path``, each built as the JSON parser meets it
     (lists stay lists outside nodes).
 
-    A node's fields are set as its dataclass ``__init__`` would set them (these classes have
-    no ``__post_init__`` and no slots: ``_LAYOUT``), without going through ``__init__``, which
-    for a frozen dataclass costs more than the rest of the decoding."""
+    A node's slots are set as its dataclass ``__init__`` would set them (these classes have no
+    ``__post_init__``: ``_LAYOUT``), through the slots' descriptors, without going through
+    ``__init__``, which for a frozen dataclass costs more than the rest of the decoding."""
     new = object.__new__
-
-    def at(line, col) -> Position:
-        pos = new(Position)
-        pos.__dict__.update(path=path, line=line, col=col)
-        return pos
+    (const_value,), const_at = _LAYOUT["Const"][1:]
+    (atom_pred, atom_args), atom_at = _LAYOUT["Atom"][1:]
+    (rule_head, rule_body, *rule_rest), rule_at = _LAYOUT["Rule"][1:]
 
     def fact(fields: list) -> S.Rule:
         pred, consts, line, col, *rest = fields
-        if len(rest) != len(_FACT_FIELDS) + 2:
+        if len(rest) != len(rule_rest) + 2:
             raise ValueError(f"a fact with {len(fields)} fields")
         args = []
         for value, at_line, at_col in consts:
             const = new(S.Const)
-            const.__dict__.update(value=value, pos=at(at_line, at_col))
+            const_value(const, value)
+            const_at(const, (path, at_line, at_col))
             args.append(const)
         head = new(S.Atom)
-        head.__dict__.update(pred=pred, args=tuple(args), pos=at(line, col))
+        atom_pred(head, pred)
+        atom_args(head, tuple(args))
+        atom_at(head, (path, line, col))
         rule = new(S.Rule)
-        rule.__dict__.update(head=head, body=(), pos=at(rest[-2], rest[-1]))
-        for name, field in zip(_FACT_FIELDS, rest):
-            rule.__dict__[name] = tuple(map(_tuples, field)) if type(field) is list else field
+        rule_head(rule, head)
+        rule_body(rule, ())
+        for setter, field in zip(rule_rest, rest):
+            setter(rule, tuple(map(_tuples, field)) if type(field) is list else field)
+        rule_at(rule, (path, rest[-2], rest[-1]))
         return rule
 
     def node(value: dict):
         ((tag, fields),) = value.items()
         if tag == "Fact":
             return fact(fields)
-        cls, names = _LAYOUT[tag]
-        if len(fields) != len(names) + 2:
+        cls, setters, at = _LAYOUT[tag]
+        if len(fields) != len(setters) + 2:
             raise ValueError(f"a {tag} with {len(fields)} fields")
         made = new(cls)
-        attrs = made.__dict__
-        for name, field in zip(names, fields):
-            attrs[name] = tuple(map(_tuples, field)) if type(field) is list else field
-        attrs["pos"] = at(fields[-2], fields[-1])
+        for setter, field in zip(setters, fields):
+            setter(made, tuple(map(_tuples, field)) if type(field) is list else field)
+        at(made, (path, fields[-2], fields[-1]))
         return made
 
     return json.loads(payload, object_hook=node)
 
 
 def _layout(cls) -> tuple:
-    """A syntax node class and its fields before ``pos``, if fields may be set directly."""
+    """A syntax node class, the setters of its slots before ``at``, in field order, and that of
+    ``at``, if its fields may be set directly."""
     names = tuple(f.name for f in dataclasses.fields(cls))
-    if names[-1:] != ("pos",) or hasattr(cls, "__post_init__") or "__slots__" in vars(cls):
+    if names[-1:] != ("at",) or hasattr(cls, "__post_init__") or tuple(cls.__slots__) != names:
         raise TypeError(f"{cls.__name__} cannot be built field by field")
-    return cls, names[:-1]
+    return cls, tuple(getattr(cls, name).__set__ for name in names[:-1]), getattr(cls, "at").__set__
 
 
 def _flat_fact(rule: S.Rule, path: str) -> Optional[list]:
-    """A fact of constants, every position in ``path``, as ``node_data`` writes it flat; None for
+    """A fact of constants, every place in ``path``, as ``node_data`` writes it flat; None for
     any other rule. The rule's other fields are strings, booleans and tuples of strings, written
     as they are (anything else is a TypeError of the JSON encoder: the entry is not stored)."""
     head = rule.head
-    if rule.body or rule.pos.path != path or head.pos.path != path:
+    if rule.body or rule.at[0] != path or head.at[0] != path:
         return None
     consts = []
     for arg in head.args:
-        if type(arg) is not S.Const or arg.pos.path != path:
+        if type(arg) is not S.Const or arg.at[0] != path:
             return None
-        consts.append([arg.value, arg.pos.line, arg.pos.col])
-    return [head.pred, consts, head.pos.line, head.pos.col, *[getattr(rule, name) for name in _FACT_FIELDS],
-            rule.pos.line, rule.pos.col]
+        consts.append([arg.value, arg.at[1], arg.at[2]])
+    return [head.pred, consts, head.at[1], head.at[2], *[getattr(rule, name) for name in _FACT_FIELDS],
+            rule.at[1], rule.at[2]]
 
 
 _LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
-assert not hasattr(Position, "__post_init__") and "__slots__" not in vars(Position)
 # The rule's fields after its head and body, when a fact can be written flat (Atom and Const as expected).
-_FACT_FIELDS = (_LAYOUT["Rule"][1][2:] if _LAYOUT["Rule"][1][:2] == ("head", "body")
-                and _LAYOUT["Atom"][1] == ("pred", "args") and _LAYOUT["Const"][1] == ("value",) else ())
+_FACT_FIELDS = (S.Rule.__slots__[2:-1] if S.Rule.__slots__[:2] == ("head", "body")
+                and S.Atom.__slots__ == ("pred", "args", "at") and S.Const.__slots__ == ("value", "at") else ())
 
 
 def _tuples(value):

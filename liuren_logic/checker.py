@@ -108,19 +108,19 @@ class _Checker:
 
     # clauses ---------------------------------------------------------------
     def clauses(self) -> None:
-        ids: dict[str, Position] = {}
+        ids: dict[str, S.Place] = {}
         for module in self.program.modules:
             for rule in module.rules:
                 if rule.annotated and not rule.is_fact:  # the facts of one table share its id
                     if rule.id in ids:
-                        self.report(rule.pos, f"rule id {rule.id} is already used at {ids[rule.id]}")
-                    ids.setdefault(rule.id, rule.pos)
+                        self.report(rule.pos, f"rule id {rule.id} is already used at {Position(*ids[rule.id])}")
+                    ids.setdefault(rule.id, rule.at)
                 if self.clause(rule):
                     (self.program.facts if rule.is_fact else self.program.rules).append(rule)
 
     def clause(self, rule: S.Rule) -> bool:
         before = len(self.problems)
-        kinds: dict[str, tuple[str, Position]] = {}
+        kinds: dict[str, tuple[str, S.Place]] = {}
         for atom in self.atoms(rule):
             self.atom(atom, kinds, computed=atom is rule.head and not rule.is_fact)
         if rule.is_fact:
@@ -171,11 +171,11 @@ class _Checker:
 
     def variable_kind(self, var: S.Var, kind: str, kinds: dict) -> None:
         if var.name not in kinds:
-            kinds[var.name] = (kind, var.pos)
+            kinds[var.name] = (kind, var.at)
             return
-        other, where = kinds[var.name]
+        other, (_, line, col) = kinds[var.name]
         if not self.compatible(kind, other):
-            self.report(var.pos, f"variable {var.name} is a {kind} here but a {other} at {where.line}:{where.col}")
+            self.report(var.pos, f"variable {var.name} is a {kind} here but a {other} at {line}:{col}")
 
     def compatible(self, a: str, b: str) -> bool:
         if a == b or "any" in (a, b):
@@ -249,7 +249,7 @@ class _Checker:
         for rule in self.program.rules:
             for literal, negative in _dependencies(rule.body):
                 previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
-                graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, pos=literal.pos)
+                graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, at=literal.at)
         component_of = {}
         for index, component in enumerate(components(graph)):
             for pred in component:

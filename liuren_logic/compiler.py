@@ -111,22 +111,22 @@ class _Namer:
     def term(self, term):
         if isinstance(term, S.Var) and term.anonymous:
             self.count += 1
-            return S.Var(f"_{self.count}·", term.pos)
+            return S.Var(f"_{self.count}·", term.at)
         if isinstance(term, S.BinOp):
-            return S.BinOp(term.op, self.term(term.left), self.term(term.right), term.pos)
+            return S.BinOp(term.op, self.term(term.left), self.term(term.right), term.at)
         return term
 
     def atom(self, atom: S.Atom) -> S.Atom:
-        return S.Atom(atom.pred, tuple(self.term(a) for a in atom.args), atom.pos)
+        return S.Atom(atom.pred, tuple(self.term(a) for a in atom.args), atom.at)
 
     def literal(self, literal):
         if isinstance(literal, S.Atom):
             return self.atom(literal)
         if isinstance(literal, S.Negation):
-            return S.Negation(self.atom(literal.atom), literal.pos)
+            return S.Negation(self.atom(literal.atom), literal.at)
         if isinstance(literal, S.Aggregate):
             return S.Aggregate(literal.result, literal.func, literal.term,
-                               tuple(self.literal(l) for l in literal.body), literal.pos)
+                               tuple(self.literal(l) for l in literal.body), literal.at)
         return literal
 
 
@@ -152,9 +152,9 @@ def _head_arithmetic(rule: S.Rule) -> S.Rule:
     args, assignments = [], []
     for number, arg in enumerate(rule.head.args):
         if isinstance(arg, S.BinOp):
-            var = S.Var(f"_head{number}·", arg.pos)
+            var = S.Var(f"_head{number}·", arg.at)
             args.append(var)
-            assignments.append(S.Comparison("=", var, arg, arg.pos))
+            assignments.append(S.Comparison("=", var, arg, arg.at))
         else:
             args.append(arg)
     if not assignments:

@@ -22,7 +22,7 @@ class CalendarError(InputError):
     """A date, time zone or place that the calendar cannot turn into a chart."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Position:
     """Where something stands in a KB file (1-based line and column)."""
 

@@ -81,8 +81,8 @@ class _Builder(Transformer):
         super().__init__()
         self.path = path
 
-    def _pos(self, meta_or_token) -> Position:
-        return Position(self.path, meta_or_token.line, meta_or_token.column)
+    def _at(self, meta_or_token) -> S.Place:
+        return (self.path, meta_or_token.line, meta_or_token.column)
 
     def constant(self, children):
         (token,) = children
@@ -94,47 +94,47 @@ class _Builder(Transformer):
             value = traditional(str(token))
         else:
             value = str(token)
-        return S.Const(value, self._pos(token))
+        return S.Const(value, self._at(token))
 
     def signed(self, children):
         sign, digits = children
         value = self._number(digits, sign)
-        return S.Const(-value if sign == "-" else value, self._pos(sign))
+        return S.Const(-value if sign == "-" else value, self._at(sign))
 
     def _number(self, digits: Token, where: Token) -> int:
         if len(digits) > MAX_DIGITS:
-            raise _Located(self._pos(where), f"a number of {len(digits)} digits (at most {MAX_DIGITS})")
+            raise _Located(self._at(where), f"a number of {len(digits)} digits (at most {MAX_DIGITS})")
         return int(digits)
 
     def var(self, children):
         (token,) = children
-        return S.Var(str(token), self._pos(token))
+        return S.Var(str(token), self._at(token))
 
     def binop(self, children):
         left, op, right = children
-        return S.BinOp(str(op), left, right, left.pos)
+        return S.BinOp(str(op), left, right, left.at)
 
     @v_args(meta=True)
     def atom(self, meta, children):
         name, *args = children
-        return S.Atom(str(name), tuple(args), self._pos(meta))
+        return S.Atom(str(name), tuple(args), self._at(meta))
 
     @v_args(meta=True)
     def negation(self, meta, children):
-        return S.Negation(children[0], self._pos(meta))
+        return S.Negation(children[0], self._at(meta))
 
     @v_args(meta=True)
     def comparison(self, meta, children):
         left, op, right = children
-        return S.Comparison(str(op), left, right, self._pos(meta))
+        return S.Comparison(str(op), left, right, self._at(meta))
 
     @v_args(meta=True)
     def aggregate(self, meta, children):
         result, op, func, term, *body = children
-        position = self._pos(meta)
+        at = self._at(meta)
         if not isinstance(result, S.Var) or result.anonymous or str(op) != "=":
-            raise _Located(position, f"an aggregate is written 'Var = {func} Term : {{ … }}'")
-        return S.Aggregate(result, str(func), S.Var(str(term), self._pos(term)), tuple(body), position)
+            raise _Located(at, f"an aggregate is written 'Var = {func} Term : {{ … }}'")
+        return S.Aggregate(result, str(func), S.Var(str(term), self._at(term)), tuple(body), at)
 
     def label(self, children):
         lang, text = children
@@ -149,12 +149,12 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def kind_enum(self, meta, children):
         name, *members = children
-        return S.KindDecl(str(name), tuple(m.value for m in members), (), self._pos(meta))
+        return S.KindDecl(str(name), tuple(m.value for m in members), (), self._at(meta))
 
     @v_args(meta=True)
     def kind_union(self, meta, children):
         name, *parts = children
-        return S.KindDecl(str(name), (), tuple(map(str, parts)), self._pos(meta))
+        return S.KindDecl(str(name), (), tuple(map(str, parts)), self._at(meta))
 
     @v_args(meta=True)
     def pred_decl(self, meta, children):
@@ -162,7 +162,7 @@ class _Builder(Transformer):
         params = tuple(c for c in rest if type(c) is tuple)
         labels = tuple(tuple(c) for c in rest if isinstance(c, _Label))
         is_input = any(isinstance(c, Token) and c.type == "INPUT" for c in rest)
-        return S.PredDecl(str(name), params, labels, is_input, self._pos(meta))
+        return S.PredDecl(str(name), params, labels, is_input, self._at(meta))
 
     @v_args(meta=True)
     def rule_annot(self, meta, children):
@@ -177,12 +177,12 @@ class _Builder(Transformer):
         rule_id, *rest = children
         labels = tuple(tuple(c) for c in rest if c.lang != "source")
         source = next((c.text for c in rest if c.lang == "source"), "")
-        return _Annotation(str(rule_id), labels, source, self._pos(meta))
+        return _Annotation(str(rule_id), labels, source, self._at(meta))
 
     @v_args(meta=True)
     def clause(self, meta, children):
         head, *body = children
-        return _Clause(head, tuple(body), self._pos(meta))
+        return _Clause(head, tuple(body), self._at(meta))
 
 
 class _Label(NamedTuple):
@@ -191,27 +191,27 @@ class _Label(NamedTuple):
 
 
 class _Located(Exception):
-    def __init__(self, position: Position, message: str):
+    def __init__(self, at: S.Place, message: str):
         super().__init__(message)
-        self.position = position
+        self.at = at
         self.message = message
 
 
 class _Annotation:
-    def __init__(self, rule_id, labels, source, pos):
-        self.rule_id, self.labels, self.source, self.pos = rule_id, labels, source, pos
+    def __init__(self, rule_id, labels, source, at):
+        self.rule_id, self.labels, self.source, self.at = rule_id, labels, source, at
 
 
 class _Clause:
-    def __init__(self, head, body, pos):
-        self.head, self.body, self.pos = head, body, pos
+    def __init__(self, head, body, at):
+        self.head, self.body, self.at = head, body, at
 
 
 class _FactBlock:
     """A table: facts that share one id, labels and source (``@facts id … { … }``)."""
 
     def __init__(self, annotation, clauses):
-        self.annotation, self.clauses, self.pos = annotation, clauses, annotation.pos
+        self.annotation, self.clauses, self.at = annotation, clauses, annotation.at
 
 
 def parse(text: str, path: str = "<input>") -> S.Module:
@@ -244,13 +244,13 @@ def _parse(text: str, path: str) -> S.Module:
     try:
         tree = _parser().parse(rest)
         items = list(heapq.merge(_Builder(path).transform(tree).children, facts.items,
-                                 key=lambda item: (item.pos.line, item.pos.col)))
+                                 key=lambda item: item.at[1:]))
     except UnexpectedInput as error:
         raise KBError([_syntax_problem(error, path, lines)]) from None
     except VisitError as error:
         located = error.orig_exc
         if isinstance(located, _Located):
-            raise KBError([_problem(located.position, located.message, lines)]) from None
+            raise KBError([_problem(located.at, located.message, lines)]) from None
         raise
     return _assemble(items, path, lines)
 
@@ -283,7 +283,7 @@ class _Facts:
         return "\n".join(out)
 
     def _clause(self, match, line: str, number: int, terminal) -> "_Clause | None":
-        pos = Position(self.path, number, match.start(1) + 1)
+        at = (self.path, number, match.start(1) + 1)
         args = []
         for const in _ARGUMENT.finditer(line, match.start(2), match.end(2)):
             token = const.group()
@@ -294,8 +294,8 @@ class _Facts:
                 if kind is None:
                     return None  # a keyword or a number too long: lark says what it is
                 value = int(token) if kind == "INT" else traditional(token) if kind == "CJK" else token
-            args.append(S.Const(value, Position(self.path, number, const.start() + 1)))
-        return _Clause(S.Atom(match.group(1), tuple(args), pos), (), pos)
+            args.append(S.Const(value, (self.path, number, const.start() + 1)))
+        return _Clause(S.Atom(match.group(1), tuple(args), at), (), at)
 
 
 @lru_cache(maxsize=1)
@@ -357,38 +357,38 @@ def _assemble(items, path: str, lines: list[str]) -> S.Module:
             module.preds.append(item)
         elif isinstance(item, _FactBlock):
             if pending is not None:
-                problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))
+                problems.append(_problem(pending.at, f"@rule {pending.rule_id} is not followed by a rule", lines))
                 pending = None
             table = item.annotation
             for clause in item.clauses:
                 if clause.body:
-                    problems.append(_problem(clause.pos, f"@facts {table.rule_id} holds facts only: put this rule outside the block", lines))
+                    problems.append(_problem(clause.at, f"@facts {table.rule_id} holds facts only: put this rule outside the block", lines))
                 else:
-                    module.rules.append(S.Rule(clause.head, (), table.rule_id, table.labels, table.source, True, clause.pos))
+                    module.rules.append(S.Rule(clause.head, (), table.rule_id, table.labels, table.source, True, clause.at))
         elif isinstance(item, _Annotation):
             if pending is not None:
-                problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))
+                problems.append(_problem(pending.at, f"@rule {pending.rule_id} is not followed by a rule", lines))
             pending = item
         else:
             if pending is not None and not item.body:
-                problems.append(_problem(pending.pos, f"@rule {pending.rule_id} annotates a fact; facts need no rule id", lines))
+                problems.append(_problem(pending.at, f"@rule {pending.rule_id} annotates a fact; facts need no rule id", lines))
                 pending = None
             if pending is not None:
-                rule = S.Rule(item.head, item.body, pending.rule_id, pending.labels, pending.source, True, item.pos)
+                rule = S.Rule(item.head, item.body, pending.rule_id, pending.labels, pending.source, True, item.at)
                 pending = None
             else:
-                rule = S.Rule(item.head, item.body, f"{stem}.{item.pos.line}", pos=item.pos)
+                rule = S.Rule(item.head, item.body, f"{stem}.{item.at[1]}", at=item.at)
             module.rules.append(rule)
     if pending is not None:
-        problems.append(_problem(pending.pos, f"@rule {pending.rule_id} is not followed by a rule", lines))
+        problems.append(_problem(pending.at, f"@rule {pending.rule_id} is not followed by a rule", lines))
     if problems:
         raise KBError(problems)
     return module
 
 
-def _problem(position: Position, message: str, lines: list[str]) -> Problem:
-    source_line = lines[position.line - 1] if 0 < position.line <= len(lines) else ""
-    return Problem(position, message, source_line)
+def _problem(at: S.Place, message: str, lines: list[str]) -> Problem:
+    line = at[1]
+    return Problem(Position(*at), message, lines[line - 1] if 0 < line <= len(lines) else "")
 
 
 def _syntax_problem(error: UnexpectedInput, path: str, lines: list[str]) -> Problem:
@@ -407,4 +407,4 @@ def _syntax_problem(error: UnexpectedInput, path: str, lines: list[str]) -> Prob
     message = f"unexpected {found}"
     if expected:
         message += "; expected " + (expected[0] if len(expected) == 1 else "one of: " + ", ".join(expected))
-    return _problem(Position(path, line, column), message, lines)
+    return _problem((path, line, column), message, lines)

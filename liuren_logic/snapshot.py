@@ -26,7 +26,6 @@ from . import syntax as S
 from .checker import Program
 from .compiler import CompiledAggregate, CompiledRule
 from .digraph import Digraph
-from .errors import Position
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
 
@@ -73,8 +72,7 @@ def _encode(loaded: Loaded) -> bytes:
     header = {
         "files": [m.path for m in program.modules],
         "members": [[k, None if m is None else sorted(m, key=S.format_value)] for k, m in program.members.items()],
-        "dependencies": [[a, [[b, e["negative"], e["pos"].path, e["pos"].line, e["pos"].col]
-                              for b, e in graph.succ[a].items()]] for a in graph],
+        "dependencies": [[a, [[b, e["negative"], *e["at"]] for b, e in graph.succ[a].items()]] for a in graph],
         "static": None if loaded.static is None else [[pred, None if given.get(pred) == set(rows) else rows]
                                                        for pred, rows in loaded.static.items()],
     }
@@ -141,7 +139,7 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
     graph.add_nodes_from(a for a, _ in data["dependencies"])
     for a, edges in data["dependencies"]:
         for b, negative, path, line, col in edges:
-            graph.add_edge(a, b, negative=negative, pos=Position(path, line, col))
+            graph.add_edge(a, b, negative=negative, at=(path, line, col))
     static = data["static"]
     if static is not None:
         given = _given(program)

@@ -1,7 +1,11 @@
 """The parsed form of KB text: small immutable values, each knowing where it stands.
 
-Positions are excluded from equality, so two parses of the same text at different
-places compare equal; ``str()`` of every node prints it back in KB syntax.
+A node holds its place as a plain ``(path, line, col)`` tuple, ``at`` (``pos`` gives it as a
+:class:`~liuren_logic.errors.Position`), and has slots, no instance dict: a loaded school is
+tens of thousands of nodes, and the cyclic collector walks every object it tracks on each full
+collection, but stops tracking a tuple of strings and numbers. Places are excluded from
+equality, so two parses of the same text at different places compare equal; ``str()`` of
+every node prints it back in KB syntax.
 """
 from __future__ import annotations
 
@@ -10,13 +14,25 @@ from typing import Union
 
 from .errors import Position
 
-NOWHERE = Position("<input>", 1, 1)
+Place = tuple[str, int, int]  # (path, line, col), 1-based
+NOWHERE: Place = ("<input>", 1, 1)
 
 
-@dataclass(frozen=True)
-class Var:
+class Located:
+    """A node with a place ``at``."""
+
+    __slots__ = ()
+    at: Place
+
+    @property
+    def pos(self) -> Position:
+        return Position(*self.at)
+
+
+@dataclass(frozen=True, slots=True)
+class Var(Located):
     name: str
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     @property
     def anonymous(self) -> bool:
@@ -26,21 +42,21 @@ class Var:
         return self.name
 
 
-@dataclass(frozen=True)
-class Const:
+@dataclass(frozen=True, slots=True)
+class Const(Located):
     value: Union[str, int]
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return format_value(self.value)
 
 
-@dataclass(frozen=True)
-class BinOp:
+@dataclass(frozen=True, slots=True)
+class BinOp(Located):
     op: str  # + - * mod
     left: "Term"
     right: "Term"
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return f"({self.left} {self.op} {self.right})"
@@ -49,45 +65,45 @@ class BinOp:
 Term = Union[Var, Const, BinOp]
 
 
-@dataclass(frozen=True)
-class Atom:
+@dataclass(frozen=True, slots=True)
+class Atom(Located):
     pred: str
     args: tuple[Term, ...]
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return f"{self.pred}({', '.join(map(str, self.args))})"
 
 
-@dataclass(frozen=True)
-class Negation:
+@dataclass(frozen=True, slots=True)
+class Negation(Located):
     atom: Atom
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return f"not {self.atom}"
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, slots=True)
+class Comparison(Located):
     op: str  # = != < <= > >=
     left: Term
     right: Term
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return f"{self.left} {self.op} {self.right}"
 
 
-@dataclass(frozen=True)
-class Aggregate:
+@dataclass(frozen=True, slots=True)
+class Aggregate(Located):
     """``Result = func Term : { body }``; variables shared with the rule group it."""
 
     result: Var
     func: str  # count sum max min
     term: Var
     body: tuple["Literal", ...]
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return f"{self.result} = {self.func} {self.term} : {{ {', '.join(map(str, self.body))} }}"
@@ -96,8 +112,8 @@ class Aggregate:
 Literal = Union[Atom, Negation, Comparison, Aggregate]
 
 
-@dataclass(frozen=True)
-class Rule:
+@dataclass(frozen=True, slots=True)
+class Rule(Located):
     """A clause; a fact is a rule with an empty body."""
 
     head: Atom
@@ -106,7 +122,7 @@ class Rule:
     labels: tuple[tuple[str, str], ...] = ()
     source: str = ""
     annotated: bool = False
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     @property
     def is_fact(self) -> bool:
@@ -121,13 +137,13 @@ class Rule:
         return f"{self.head} :- {', '.join(map(str, self.body))}."
 
 
-@dataclass(frozen=True)
-class PredDecl:
+@dataclass(frozen=True, slots=True)
+class PredDecl(Located):
     name: str
     params: tuple[tuple[str, str], ...]  # (argument name, kind)
     labels: tuple[tuple[str, str], ...] = ()
     input: bool = False
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
     @property
     def arity(self) -> int:
@@ -137,15 +153,15 @@ class PredDecl:
         return dict(self.labels).get(lang, "")
 
 
-@dataclass(frozen=True)
-class KindDecl:
+@dataclass(frozen=True, slots=True)
+class KindDecl(Located):
     name: str
     members: tuple[Union[str, int], ...] = ()
     union: tuple[str, ...] = ()
-    pos: Position = field(default=NOWHERE, compare=False)
+    at: Place = field(default=NOWHERE, compare=False)
 
 
-@dataclass
+@dataclass(slots=True)
 class Module:
     """Everything one KB file declares and states, in file order."""
 
