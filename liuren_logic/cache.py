@@ -23,7 +23,7 @@ import stat
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Optional
+from typing import Callable, NamedTuple, Optional
 
 from . import syntax as S
 
@@ -226,9 +226,10 @@ def encode_module(module: S.Module) -> bytes:
 
 
 def node_data(value, path: str):
-    """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…, line, col]}``,
-    its place last; tuples are lists. A fact (a rule without a body over constants) is written
-    flat, ``{"Fact": [pred, [[value, line, col]…], line, col, the rule's other fields…, line, col]}``
+    """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…]}``, the
+    places of its terms (``[[line, col]…]``) and its own place (``line, col``) last, when it has them;
+    tuples are lists. A fact (a rule without a body over constants) is written flat,
+    ``{"Fact": [pred, [[value, line, col]…], line, col, the rule's other fields…, line, col]}``
     (a KB holds thousands). Anything else is a TypeError."""
     if isinstance(value, tuple):
         return [node_data(v, path) for v in value]
@@ -239,78 +240,123 @@ def node_data(value, path: str):
         flat = _flat_fact(value, path)
         if flat is not None:
             return {"Fact": flat}
-    *fields, last = dataclasses.fields(cls) if _NODES.get(cls.__name__) is cls else (None,)
-    if last is None or last.name != "at" or value.at[0] != path:
-        raise TypeError(f"not a syntax node of {path}: {value!r}")
-    return {cls.__name__: [node_data(getattr(value, f.name), path) for f in fields] + [value.at[1], value.at[2]]}
+    layout = _LAYOUT.get(cls.__name__)
+    if layout is None or layout.cls is not cls:
+        raise TypeError(f"not a syntax node: {value!r}")
+    data = [node_data(getattr(value, name), path) for name in layout.names]
+    if layout.places is not None:
+        data.append([_line_col(place, path) for place in value.places])
+    if layout.at is not None:
+        data += _line_col(value.at, path)
+    return {cls.__name__: data}
 
 
-def decode_module(payload: bytes, path: str) -> S.Module:
-    """An entry's payload back into syntax nodes."""
-    stored_path, parts, lines = decode_nodes(payload, path)
+def _line_col(place: S.Place, path: str) -> list:
+    if place[0] != path:
+        raise TypeError(f"a place in {place[0]}, not {path}")
+    return [place[1], place[2]]
+
+
+def decode_module(payload: bytes, path: str, terms: Optional[dict] = None) -> S.Module:
+    """An entry's payload back into syntax nodes (``terms``: as for ``decode_nodes``)."""
+    stored_path, parts, lines = decode_nodes(payload, path, terms)
     if stored_path != path:
         raise ValueError("an entry for another file")
     kinds, preds, rules = parts
     return S.Module(path, kinds, preds, rules, list(lines))
 
 
-def decode_nodes(payload: bytes, path: str):
+def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
     """JSON data back into the syntax nodes of the file ``path``, each built as the JSON parser meets it
-    (lists stay lists outside nodes).
+    (lists stay lists outside nodes); equal variables and constants are one object, shared with
+    those already in ``terms`` (a dict, filled as it goes).
 
     A node's slots are set as its dataclass ``__init__`` would set them (these classes have no
-    ``__post_init__``: ``_LAYOUT``), through the slots' descriptors, without going through
+    ``__post_init__``: ``_layout``), through the slots' descriptors, without going through
     ``__init__``, which for a frozen dataclass costs more than the rest of the decoding."""
     new = object.__new__
-    (const_value,), const_at = _LAYOUT["Const"][1:]
-    (atom_pred, atom_args), atom_at = _LAYOUT["Atom"][1:]
-    (rule_head, rule_body, *rule_rest), rule_at = _LAYOUT["Rule"][1:]
+    terms = {} if terms is None else terms
+    (set_value,) = _LAYOUT["Const"].setters
+    atom, rule_layout = _LAYOUT["Atom"], _LAYOUT["Rule"]
+    (set_pred, set_args), set_places, set_atom_at = atom.setters, atom.places, atom.at
+    (set_head, set_body, *set_rest), set_rule_at = rule_layout.setters, rule_layout.at
+
+    def const(value) -> S.Const:
+        key = ("Const", type(value), value)  # as node() makes it
+        found = terms.get(key)
+        if found is None:
+            found = terms[key] = new(S.Const)
+            set_value(found, value)
+        return found
 
     def fact(fields: list) -> S.Rule:
         pred, consts, line, col, *rest = fields
-        if len(rest) != len(rule_rest) + 2:
+        if len(rest) != len(set_rest) + 2:
             raise ValueError(f"a fact with {len(fields)} fields")
-        args = []
-        for value, at_line, at_col in consts:
-            const = new(S.Const)
-            const_value(const, value)
-            const_at(const, (path, at_line, at_col))
-            args.append(const)
         head = new(S.Atom)
-        atom_pred(head, pred)
-        atom_args(head, tuple(args))
-        atom_at(head, (path, line, col))
+        set_pred(head, pred)
+        set_args(head, tuple([const(value) for value, _, _ in consts]))
+        set_places(head, tuple([(path, at_line, at_col) for _, at_line, at_col in consts]))
+        set_atom_at(head, (path, line, col))
         rule = new(S.Rule)
-        rule_head(rule, head)
-        rule_body(rule, ())
-        for setter, field in zip(rule_rest, rest):
+        set_head(rule, head)
+        set_body(rule, ())
+        for setter, field in zip(set_rest, rest):
             setter(rule, tuple(map(_tuples, field)) if type(field) is list else field)
-        rule_at(rule, (path, rest[-2], rest[-1]))
+        set_rule_at(rule, (path, rest[-2], rest[-1]))
         return rule
 
     def node(value: dict):
         ((tag, fields),) = value.items()
         if tag == "Fact":
             return fact(fields)
-        cls, setters, at = _LAYOUT[tag]
-        if len(fields) != len(setters) + 2:
+        layout = _LAYOUT[tag]
+        if len(fields) != layout.width:
             raise ValueError(f"a {tag} with {len(fields)} fields")
-        made = new(cls)
-        for setter, field in zip(setters, fields):
+        if layout.places is None and layout.at is None:  # a variable or constant: one object for each
+            key = (tag, *map(type, fields), *fields)
+            found = terms.get(key)
+            if found is None:
+                found = terms[key] = built(layout, fields)
+            return found
+        return built(layout, fields)
+
+    def built(layout: _Layout, fields: list):
+        made = new(layout.cls)
+        for setter, field in zip(layout.setters, fields):
             setter(made, tuple(map(_tuples, field)) if type(field) is list else field)
-        at(made, (path, fields[-2], fields[-1]))
+        if layout.places is not None:
+            layout.places(made, tuple([(path, line, col) for line, col in fields[len(layout.setters)]]))
+        if layout.at is not None:
+            layout.at(made, (path, fields[-2], fields[-1]))
         return made
 
     return json.loads(payload, object_hook=node)
 
 
-def _layout(cls) -> tuple:
-    """A syntax node class, the setters of its slots before ``at``, in field order, and that of
-    ``at``, if its fields may be set directly."""
+class _Layout(NamedTuple):
+    """A syntax node class: its fields but ``places`` and ``at``, their slots' setters, those of
+    ``places`` and ``at`` (None when it has no such field) and how many JSON fields it takes."""
+
+    cls: type
+    names: tuple[str, ...]
+    setters: tuple
+    places: Optional[Callable]
+    at: Optional[Callable]
+    width: int
+
+
+def _layout(cls) -> _Layout:
     names = tuple(f.name for f in dataclasses.fields(cls))
-    if names[-1:] != ("at",) or hasattr(cls, "__post_init__") or tuple(cls.__slots__) != names:
+    if hasattr(cls, "__post_init__") or tuple(cls.__slots__) != names:
         raise TypeError(f"{cls.__name__} cannot be built field by field")
-    return cls, tuple(getattr(cls, name).__set__ for name in names[:-1]), getattr(cls, "at").__set__
+    placed = tuple(name for name in ("places", "at") if name in names)
+    if names[len(names) - len(placed):] != placed:
+        raise TypeError(f"{cls.__name__}'s places are not its last fields")
+    own = names[:len(names) - len(placed)]
+    setter = {name: getattr(cls, name).__set__ for name in names}
+    return _Layout(cls, own, tuple(setter[name] for name in own), setter.get("places"), setter.get("at"),
+                   len(own) + ("places" in names) + 2 * ("at" in names))
 
 
 def _flat_fact(rule: S.Rule, path: str) -> Optional[list]:
@@ -321,18 +367,18 @@ def _flat_fact(rule: S.Rule, path: str) -> Optional[list]:
     if rule.body or rule.at[0] != path or head.at[0] != path:
         return None
     consts = []
-    for arg in head.args:
-        if type(arg) is not S.Const or arg.at[0] != path:
+    for arg, (in_path, line, col) in zip(head.args, head.places):
+        if type(arg) is not S.Const or in_path != path:
             return None
-        consts.append([arg.value, arg.at[1], arg.at[2]])
+        consts.append([arg.value, line, col])
     return [head.pred, consts, head.at[1], head.at[2], *[getattr(rule, name) for name in _FACT_FIELDS],
             rule.at[1], rule.at[2]]
 
 
 _LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
 # The rule's fields after its head and body, when a fact can be written flat (Atom and Const as expected).
-_FACT_FIELDS = (S.Rule.__slots__[2:-1] if S.Rule.__slots__[:2] == ("head", "body")
-                and S.Atom.__slots__ == ("pred", "args", "at") and S.Const.__slots__ == ("value", "at") else ())
+_FACT_FIELDS = (_LAYOUT["Rule"].names[2:] if _LAYOUT["Rule"].names[:2] == ("head", "body")
+                and _LAYOUT["Atom"].names == ("pred", "args") and _LAYOUT["Const"].names == ("value",) else ())
 
 
 def _tuples(value):

@@ -124,9 +124,9 @@ class _Checker:
         for atom in self.atoms(rule):
             self.atom(atom, kinds, computed=atom is rule.head and not rule.is_fact)
         if rule.is_fact:
-            for arg in rule.head.args:
+            for arg, at in zip(rule.head.args, rule.head.places):
                 if not isinstance(arg, S.Const):
-                    self.report(arg.pos, f"a fact must be ground: {arg} is not a constant")
+                    self.report(Position(*at), f"a fact must be ground: {arg} is not a constant")
         else:
             self.safety(rule)
         return len(self.problems) == before
@@ -146,36 +146,36 @@ class _Checker:
             self.report(atom.pos, f"{atom.pred} takes {decl.arity} argument{'s' * (decl.arity != 1)} "
                         f"({', '.join(a for a, _ in decl.params)}), not {len(atom.args)}")
             return
-        for arg, (name, kind) in zip(atom.args, decl.params):
+        for arg, at, (name, kind) in zip(atom.args, atom.places, decl.params):
             if isinstance(arg, S.BinOp) and computed:
                 if kind not in ("int", "any"):
-                    self.report(arg.pos, f"{arg} is a number, but argument {name} of {atom.pred} is a {kind}")
+                    self.report(Position(*at), f"{arg} is a number, but argument {name} of {atom.pred} is a {kind}")
             elif isinstance(arg, S.BinOp):
-                self.report(arg.pos, f"arithmetic cannot stand inside {atom.pred}(…) in a body: bind it first, "
+                self.report(Position(*at), f"arithmetic cannot stand inside {atom.pred}(…) in a body: bind it first, "
                             f"e.g. Y = {arg}, and write Y there")
             elif isinstance(arg, S.Const):
-                self.constant(arg, kind, f"argument {name} of {atom.pred}")
+                self.constant(arg, at, kind, f"argument {name} of {atom.pred}")
             elif not arg.anonymous:
-                self.variable_kind(arg, kind, kinds)
+                self.variable_kind(arg, at, kind, kinds)
 
-    def constant(self, const: S.Const, kind: str, where: str) -> None:
+    def constant(self, const: S.Const, at: S.Place, kind: str, where: str) -> None:
         members = self.program.members.get(kind)
         if kind == "int" and not isinstance(const.value, int):
-            self.report(const.pos, f"{where} is a number, not {const}")
+            self.report(Position(*at), f"{where} is a number, not {const}")
         elif kind == "text" and not isinstance(const.value, str):
-            self.report(const.pos, f"{where} is text, not {const}")
+            self.report(Position(*at), f"{where} is text, not {const}")
         elif members is not None and const.value not in members:
             shown = " ".join(map(str, sorted(members, key=str)[:12]))
             more = " …" if len(members) > 12 else ""
-            self.report(const.pos, f"{const} is not a {kind} ({where}; a {kind} is one of: {shown}{more})")
+            self.report(Position(*at), f"{const} is not a {kind} ({where}; a {kind} is one of: {shown}{more})")
 
-    def variable_kind(self, var: S.Var, kind: str, kinds: dict) -> None:
+    def variable_kind(self, var: S.Var, at: S.Place, kind: str, kinds: dict) -> None:
         if var.name not in kinds:
-            kinds[var.name] = (kind, var.at)
+            kinds[var.name] = (kind, at)
             return
         other, (_, line, col) = kinds[var.name]
         if not self.compatible(kind, other):
-            self.report(var.pos, f"variable {var.name} is a {kind} here but a {other} at {line}:{col}")
+            self.report(Position(*at), f"variable {var.name} is a {kind} here but a {other} at {line}:{col}")
 
     def compatible(self, a: str, b: str) -> bool:
         if a == b or "any" in (a, b):
@@ -192,12 +192,12 @@ class _Checker:
     # safety ----------------------------------------------------------------
     def safety(self, rule: S.Rule) -> None:
         bound = self.bind(rule.body, set())
-        for var in S.atom_variables(rule.head):
+        for var, at in S.atom_placed_variables(rule.head):
             if var.name not in bound:
-                self.report(var.pos, f"variable {var.name} in the head is not bound by a positive atom of the body")
-        for arg in rule.head.args:
+                self.report(Position(*at), f"variable {var.name} in the head is not bound by a positive atom of the body")
+        for arg, at in zip(rule.head.args, rule.head.places):
             if isinstance(arg, S.Var) and arg.anonymous:
-                self.report(arg.pos, "'_' cannot stand in a rule's head")
+                self.report(Position(*at), "'_' cannot stand in a rule's head")
         self.uses(rule.body, bound)
 
     def bind(self, body, outer: set[str]) -> set[str]:
@@ -222,25 +222,26 @@ class _Checker:
         for literal in body:
             if isinstance(literal, S.Negation):
                 local = _existential(literal, body)
-                for var in S.atom_variables(literal.atom):
+                for var, at in S.atom_placed_variables(literal.atom):
                     if var.name not in bound and var.name not in local:
-                        self.report(var.pos, f"variable {var.name} under 'not' is not bound by a positive atom "
+                        self.report(Position(*at), f"variable {var.name} under 'not' is not bound by a positive atom "
                                     "(write _ for 'any'; a variable repeated only inside this atom, as in "
                                     "not p(X, Y, Y), means 'for no Y')")
             elif isinstance(literal, S.Comparison):
-                for var in S.variables(literal.left) + S.variables(literal.right):
+                sides = tuple(zip((literal.left, literal.right), literal.places))
+                for var, at in (found for side in sides for found in S.placed_variables(*side)):
                     if var.name not in bound:
-                        self.report(var.pos, f"variable {var.name} in a comparison is not bound by a positive atom")
-                for side in (literal.left, literal.right):
+                        self.report(Position(*at), f"variable {var.name} in a comparison is not bound by a positive atom")
+                for side, at in sides:
                     if isinstance(side, S.Var) and side.anonymous:
-                        self.report(side.pos, "'_' cannot stand in a comparison")
+                        self.report(Position(*at), "'_' cannot stand in a comparison")
             elif isinstance(literal, S.Aggregate):
                 inner = self.bind(literal.body, bound - {literal.result.name})
                 if literal.term.name not in inner:
-                    self.report(literal.term.pos, f"the aggregated variable {literal.term.name} is not bound inside {{ … }}")
+                    self.report(Position(*literal.places[1]), f"the aggregated variable {literal.term.name} is not bound inside {{ … }}")
                 self.uses(literal.body, inner)
                 if literal.result.name in {v.name for a in _body_atoms(literal.body) for v in S.atom_variables(a)}:
-                    self.report(literal.result.pos, f"the aggregate's result {literal.result.name} cannot also stand inside {{ … }}")
+                    self.report(Position(*literal.places[0]), f"the aggregate's result {literal.result.name} cannot also stand inside {{ … }}")
 
     # recursion -------------------------------------------------------------
     def recursion(self) -> None:
@@ -290,11 +291,12 @@ def warnings(program: Program) -> list[Problem]:
         if not recursive_atoms(program, rule):
             continue
         head = {v.name for v in S.atom_variables(rule.head)}
-        for literal in rule.body + tuple(a for a in rule.head.args if isinstance(a, S.BinOp)):
-            if _computes(literal) & head or isinstance(literal, S.BinOp):
-                found.append(_problem(program, literal.pos, f"{literal} computes an argument of {rule.head.pred} "
-                                      "from its own recursion, so its evaluation may never end (the bottom-up "
-                                      "engine stops it after a bounded number of rounds; pyDatalog refuses it)"))
+        computing = [(literal, literal.at) for literal in rule.body if _computes(literal) & head]
+        computing += [(arg, at) for arg, at in zip(rule.head.args, rule.head.places) if isinstance(arg, S.BinOp)]
+        for literal, at in computing:
+            found.append(_problem(program, Position(*at), f"{literal} computes an argument of {rule.head.pred} "
+                                  "from its own recursion, so its evaluation may never end (the bottom-up "
+                                  "engine stops it after a bounded number of rounds; pyDatalog refuses it)"))
     return found
 
 

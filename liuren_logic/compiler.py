@@ -111,13 +111,13 @@ class _Namer:
     def term(self, term):
         if isinstance(term, S.Var) and term.anonymous:
             self.count += 1
-            return S.Var(f"_{self.count}·", term.at)
+            return S.Var(f"_{self.count}·")
         if isinstance(term, S.BinOp):
-            return S.BinOp(term.op, self.term(term.left), self.term(term.right), term.at)
+            return S.BinOp(term.op, self.term(term.left), self.term(term.right), term.places)
         return term
 
     def atom(self, atom: S.Atom) -> S.Atom:
-        return S.Atom(atom.pred, tuple(self.term(a) for a in atom.args), atom.at)
+        return S.Atom(atom.pred, tuple(self.term(a) for a in atom.args), atom.places, atom.at)
 
     def literal(self, literal):
         if isinstance(literal, S.Atom):
@@ -126,7 +126,7 @@ class _Namer:
             return S.Negation(self.atom(literal.atom), literal.at)
         if isinstance(literal, S.Aggregate):
             return S.Aggregate(literal.result, literal.func, literal.term,
-                               tuple(self.literal(l) for l in literal.body), literal.at)
+                               tuple(self.literal(l) for l in literal.body), literal.places, literal.at)
         return literal
 
 
@@ -150,11 +150,11 @@ def _first_index(literal, name: str) -> int:
 def _head_arithmetic(rule: S.Rule) -> S.Rule:
     """A head that computes an argument, ``h(X + 1) :- b(X)``, as ``h(V) :- b(X), V = X + 1``."""
     args, assignments = [], []
-    for number, arg in enumerate(rule.head.args):
+    for number, (arg, at) in enumerate(zip(rule.head.args, rule.head.places)):
         if isinstance(arg, S.BinOp):
-            var = S.Var(f"_head{number}·", arg.at)
+            var = S.Var(f"_head{number}·")
             args.append(var)
-            assignments.append(S.Comparison("=", var, arg, arg.at))
+            assignments.append(S.Comparison("=", var, arg, (at, at), at))
         else:
             args.append(arg)
     if not assignments:

@@ -75,11 +75,13 @@ def _unquote(token: str) -> str:
 
 
 class _Builder(Transformer):
-    """Turns the lark tree into syntax nodes, keeping each node's position."""
+    """Turns the lark tree into syntax nodes, keeping each node's place (a term's, with the term:
+    ``_Placed``, until the node it stands in takes it); equal terms are one object (``terms``)."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, terms: "_Terms"):
         super().__init__()
         self.path = path
+        self.terms = terms
 
     def _at(self, meta_or_token) -> S.Place:
         return (self.path, meta_or_token.line, meta_or_token.column)
@@ -94,12 +96,12 @@ class _Builder(Transformer):
             value = traditional(str(token))
         else:
             value = str(token)
-        return S.Const(value, self._at(token))
+        return _Placed(self.terms.const(value), self._at(token))
 
     def signed(self, children):
         sign, digits = children
         value = self._number(digits, sign)
-        return S.Const(-value if sign == "-" else value, self._at(sign))
+        return _Placed(self.terms.const(-value if sign == "-" else value), self._at(sign))
 
     def _number(self, digits: Token, where: Token) -> int:
         if len(digits) > MAX_DIGITS:
@@ -108,16 +110,16 @@ class _Builder(Transformer):
 
     def var(self, children):
         (token,) = children
-        return S.Var(str(token), self._at(token))
+        return _Placed(self.terms.var(str(token)), self._at(token))
 
     def binop(self, children):
         left, op, right = children
-        return S.BinOp(str(op), left, right, left.at)
+        return _Placed(S.BinOp(str(op), left.term, right.term, (left.at, right.at)), left.at)
 
     @v_args(meta=True)
     def atom(self, meta, children):
         name, *args = children
-        return S.Atom(str(name), tuple(args), self._at(meta))
+        return S.Atom(str(name), tuple(a.term for a in args), tuple(a.at for a in args), self._at(meta))
 
     @v_args(meta=True)
     def negation(self, meta, children):
@@ -126,15 +128,16 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def comparison(self, meta, children):
         left, op, right = children
-        return S.Comparison(str(op), left, right, self._at(meta))
+        return S.Comparison(str(op), left.term, right.term, (left.at, right.at), self._at(meta))
 
     @v_args(meta=True)
     def aggregate(self, meta, children):
         result, op, func, term, *body = children
         at = self._at(meta)
-        if not isinstance(result, S.Var) or result.anonymous or str(op) != "=":
+        if not isinstance(result.term, S.Var) or result.term.anonymous or str(op) != "=":
             raise _Located(at, f"an aggregate is written 'Var = {func} Term : {{ … }}'")
-        return S.Aggregate(result, str(func), S.Var(str(term), self._at(term)), tuple(body), at)
+        return S.Aggregate(result.term, str(func), self.terms.var(str(term)), tuple(body),
+                           (result.at, self._at(term)), at)
 
     def label(self, children):
         lang, text = children
@@ -149,7 +152,7 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def kind_enum(self, meta, children):
         name, *members = children
-        return S.KindDecl(str(name), tuple(m.value for m in members), (), self._at(meta))
+        return S.KindDecl(str(name), tuple(m.term.value for m in members), (), self._at(meta))
 
     @v_args(meta=True)
     def kind_union(self, meta, children):
@@ -188,6 +191,32 @@ class _Builder(Transformer):
 class _Label(NamedTuple):
     lang: str
     text: str
+
+
+class _Placed(NamedTuple):
+    term: S.Term
+    at: S.Place
+
+
+class _Terms:
+    """One variable or constant object for each name or value in a parse."""
+
+    def __init__(self):
+        self.vars: dict[str, S.Var] = {}
+        self.consts: dict[tuple, S.Const] = {}
+
+    def var(self, name: str) -> S.Var:
+        found = self.vars.get(name)
+        if found is None:
+            found = self.vars[name] = S.Var(name)
+        return found
+
+    def const(self, value) -> S.Const:
+        key = (type(value), value)  # 1 and True are equal, but not the same constant
+        found = self.consts.get(key)
+        if found is None:
+            found = self.consts[key] = S.Const(value)
+        return found
 
 
 class _Located(Exception):
@@ -239,11 +268,12 @@ def _no_collection():
 
 def _parse(text: str, path: str) -> S.Module:
     lines = text.splitlines()
-    facts = _Facts(path)
+    terms = _Terms()
+    facts = _Facts(path, terms)
     rest = facts.take(text)
     try:
         tree = _parser().parse(rest)
-        items = list(heapq.merge(_Builder(path).transform(tree).children, facts.items,
+        items = list(heapq.merge(_Builder(path, terms).transform(tree).children, facts.items,
                                  key=lambda item: item.at[1:]))
     except UnexpectedInput as error:
         raise KBError([_syntax_problem(error, path, lines)]) from None
@@ -258,8 +288,9 @@ def _parse(text: str, path: str) -> S.Module:
 class _Facts:
     """Reads the lines that hold nothing but facts, as lark would, and blanks them for lark."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, terms: _Terms):
         self.path = path
+        self.terms = terms
         self.items: list[_Clause] = []
 
     def take(self, text: str) -> str:
@@ -284,7 +315,7 @@ class _Facts:
 
     def _clause(self, match, line: str, number: int, terminal) -> "_Clause | None":
         at = (self.path, number, match.start(1) + 1)
-        args = []
+        args, places = [], []
         for const in _ARGUMENT.finditer(line, match.start(2), match.end(2)):
             token = const.group()
             if token[0] == '"':
@@ -294,8 +325,9 @@ class _Facts:
                 if kind is None:
                     return None  # a keyword or a number too long: lark says what it is
                 value = int(token) if kind == "INT" else traditional(token) if kind == "CJK" else token
-            args.append(S.Const(value, (self.path, number, const.start() + 1)))
-        return _Clause(S.Atom(match.group(1), tuple(args), at), (), at)
+            args.append(self.terms.const(value))
+            places.append((self.path, number, const.start() + 1))
+        return _Clause(S.Atom(match.group(1), tuple(args), tuple(places), at), (), at)
 
 
 @lru_cache(maxsize=1)

@@ -122,7 +122,8 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
     data = json.loads(header)
     if data["files"] != names or len(lines) != 2 * len(names):
         raise ValueError("an entry for other files")
-    program = Program([cache.decode_module(line, name) for line, name in zip(lines[::2], names)])
+    terms: dict = {}  # the school's variables and constants, one object each
+    program = Program([cache.decode_module(line, name, terms) for line, name in zip(lines[::2], names)])
     compiled = []
     for module, line in zip(program.modules, lines[1::2]):  # as the checker collected them: it found no
         program.kinds.update((k.name, k) for k in module.kinds)  # duplicate and no bad clause
@@ -130,7 +131,7 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
         rules = program.rules[len(compiled):]
-        stored = cache.decode_nodes(line, module.path)
+        stored = cache.decode_nodes(line, module.path, terms)
         if len(stored) != len(rules):
             raise ValueError("compiled rules out of place")
         compiled += [_compiled(d, rule, len(compiled) + i) for i, (d, rule) in enumerate(zip(stored, rules))]

@@ -1,11 +1,13 @@
 """The parsed form of KB text: small immutable values, each knowing where it stands.
 
-A node holds its place as a plain ``(path, line, col)`` tuple, ``at`` (``pos`` gives it as a
-:class:`~liuren_logic.errors.Position`), and has slots, no instance dict: a loaded school is
-tens of thousands of nodes, and the cyclic collector walks every object it tracks on each full
-collection, but stops tracking a tuple of strings and numbers. Places are excluded from
-equality, so two parses of the same text at different places compare equal; ``str()`` of
-every node prints it back in KB syntax.
+A loaded school is tens of thousands of nodes, and the cyclic collector walks every object it
+tracks on each full collection (but stops tracking a tuple of strings and numbers), so nodes
+have slots, no instance dict, and hold places as plain ``(path, line, col)`` tuples: a
+statement or literal its own, ``at`` (``pos`` gives it as a :class:`~liuren_logic.errors.Position`);
+a term (variable, constant, arithmetic) none: the node it stands in holds the places of its
+terms, ``places``, so equal variables and constants can be one object (the parser and the
+cache share them). Places are excluded from equality, so two parses of the same text at
+different places compare equal; ``str()`` of every node prints it back in KB syntax.
 """
 from __future__ import annotations
 
@@ -30,9 +32,8 @@ class Located:
 
 
 @dataclass(frozen=True, slots=True)
-class Var(Located):
+class Var:
     name: str
-    at: Place = field(default=NOWHERE, compare=False)
 
     @property
     def anonymous(self) -> bool:
@@ -43,20 +44,21 @@ class Var(Located):
 
 
 @dataclass(frozen=True, slots=True)
-class Const(Located):
+class Const:
     value: Union[str, int]
-    at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
         return format_value(self.value)
 
 
 @dataclass(frozen=True, slots=True)
-class BinOp(Located):
+class BinOp:
+    """Arithmetic; its own place is its left term's."""
+
     op: str  # + - * mod
     left: "Term"
     right: "Term"
-    at: Place = field(default=NOWHERE, compare=False)
+    places: tuple[Place, Place] = field(compare=False)  # of left and right
 
     def __str__(self) -> str:
         return f"({self.left} {self.op} {self.right})"
@@ -69,6 +71,7 @@ Term = Union[Var, Const, BinOp]
 class Atom(Located):
     pred: str
     args: tuple[Term, ...]
+    places: tuple[Place, ...] = field(compare=False)  # of each argument
     at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
@@ -89,6 +92,7 @@ class Comparison(Located):
     op: str  # = != < <= > >=
     left: Term
     right: Term
+    places: tuple[Place, Place] = field(compare=False)  # of left and right
     at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
@@ -103,6 +107,7 @@ class Aggregate(Located):
     func: str  # count sum max min
     term: Var
     body: tuple["Literal", ...]
+    places: tuple[Place, Place] = field(compare=False)  # of result and term
     at: Place = field(default=NOWHERE, compare=False)
 
     def __str__(self) -> str:
@@ -183,15 +188,24 @@ def format_value(value: Union[str, int]) -> str:
 
 def variables(term) -> list[Var]:
     """The named variables of a term, in order of appearance."""
+    return [var for var, _ in placed_variables(term, NOWHERE)]
+
+
+def placed_variables(term, at: Place) -> list[tuple[Var, Place]]:
+    """The named variables of a term that stands at ``at``, each with its place."""
     if isinstance(term, Var):
-        return [] if term.anonymous else [term]
+        return [] if term.anonymous else [(term, at)]
     if isinstance(term, BinOp):
-        return variables(term.left) + variables(term.right)
+        return placed_variables(term.left, term.places[0]) + placed_variables(term.right, term.places[1])
     return []
 
 
 def atom_variables(atom: Atom) -> list[Var]:
-    return [v for arg in atom.args for v in variables(arg)]
+    return [var for var, _ in atom_placed_variables(atom)]
+
+
+def atom_placed_variables(atom: Atom) -> list[tuple[Var, Place]]:
+    return [found for arg, at in zip(atom.args, atom.places) for found in placed_variables(arg, at)]
 
 
 def literal_variables(literal) -> list[Var]:

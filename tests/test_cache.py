@@ -1,6 +1,7 @@
 """The parse cache: plain data, checked on read, used only in a private directory."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -104,7 +105,19 @@ def test_an_entry_is_used_when_intact_and_keeps_every_position(store):
     assert again is not first and again == first
     assert [r.pos for r in again.rules] == [r.pos for r in first.rules]
     assert [a.pos for r in again.rules for a in r.body] == [a.pos for r in first.rules for a in r.body]
+    assert _places(again.rules) == _places(first.rules) and len(_places(first.rules)) > 3 * len(first.rules)
     assert again.lines == first.lines
+
+
+def _places(value) -> list:
+    """Every place a node holds (its own, its terms') and its inner nodes hold, in field order."""
+    if isinstance(value, (tuple, list)):
+        return [place for v in value for place in _places(v)]
+    if not dataclasses.is_dataclass(value):
+        return []
+    fields = [getattr(value, f.name) for f in dataclasses.fields(value)]
+    return [place for f, v in zip(dataclasses.fields(value), fields)
+            for place in ([v] if f.name == "at" else list(v) if f.name == "places" else _places(v))]
 
 
 @pytest.mark.parametrize("spoil", ["group-writable", "symlink", "public key"])

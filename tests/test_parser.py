@@ -28,6 +28,17 @@ def test_a_rule_keeps_its_annotation_and_positions():
     assert str(rule) == "p(X) :- q(X, _), not r(X), Y = ((X + 1) mod 12), Y != 3."
 
 
+def test_terms_are_placed_by_the_node_they_stand_in_and_equal_terms_are_one_object():
+    (rule,) = parse("p(X, 子) :- q(X, 子), Y = (X + 1) mod 12, C = count Z : { r(Z) }.\n", "t.dl").rules
+    query, assign, total = rule.body
+    assert rule.head.places == (("t.dl", 1, 3), ("t.dl", 1, 6))
+    assert query.places == (("t.dl", 1, 14), ("t.dl", 1, 17))
+    assert assign.places == (("t.dl", 1, 21), ("t.dl", 1, 26)) and assign.right.places == (("t.dl", 1, 26), ("t.dl", 1, 37))
+    assert assign.right.left.places == (("t.dl", 1, 26), ("t.dl", 1, 30))
+    assert total.places == (("t.dl", 1, 41), ("t.dl", 1, 51))
+    assert rule.head.args[0] is query.args[0] is assign.right.left.left and rule.head.args[1] is query.args[1]
+
+
 def test_a_table_of_facts_shares_one_id_labels_and_source():
     module = parse('@facts t.verse zh "寄宮歌" en "the lodging verse" source "000: 甲課寅兮乙課辰" {\n'
                    "  lodging(甲, 寅).\n  lodging(乙, 辰).\n}\n"  # the second line is a plain fact line, inside the table
@@ -141,6 +152,6 @@ def test_lines_of_plain_facts_read_as_lark_reads_them(lines):
 
 def _outcome(text: str):
     try:
-        return [(str(r), r.id, r.pos, [a.pos for a in r.head.args]) for r in parse(text, "t.dl").rules]
+        return [(str(r), r.id, r.pos, r.head.places) for r in parse(text, "t.dl").rules]
     except KBError as error:
         return str(error)
