@@ -268,8 +268,9 @@ def decode_module(payload: bytes, path: str, terms: Optional[dict] = None) -> S.
 
 def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
     """JSON data back into the syntax nodes of the file ``path``, each built as the JSON parser meets it
-    (lists stay lists outside nodes); equal variables and constants are one object, shared with
-    those already in ``terms`` (a dict, filled as it goes).
+    (lists stay lists outside nodes); equal variables and constants are one object, and so is each
+    sequence of them that atoms take as arguments, shared with those already in ``terms`` (a dict,
+    filled as it goes).
 
     A node's slots are set as its dataclass ``__init__`` would set them (these classes have no
     ``__post_init__``: ``_layout``), through the slots' descriptors, without going through
@@ -289,13 +290,20 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
             set_value(found, value)
         return found
 
+    def arguments(args: list) -> tuple:
+        key = ("args", *map(id, args))  # the tuple kept under it holds its objects: no id is reused
+        found = terms.get(key)
+        if found is None:
+            found = terms[key] = tuple(args)
+        return found
+
     def fact(fields: list) -> S.Rule:
         pred, consts, line, col, *rest = fields
         if len(rest) != len(set_rest) + 2:
             raise ValueError(f"a fact with {len(fields)} fields")
         head = new(S.Atom)
         set_pred(head, pred)
-        set_args(head, tuple([const(value) for value, _, _ in consts]))
+        set_args(head, arguments([const(value) for value, _, _ in consts]))
         set_places(head, tuple([(path, at_line, at_col) for _, at_line, at_col in consts]))
         set_atom_at(head, (path, line, col))
         rule = new(S.Rule)
@@ -319,6 +327,8 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
             if found is None:
                 found = terms[key] = built(layout, fields)
             return found
+        if layout is atom:
+            fields[1] = arguments(fields[1])
         return built(layout, fields)
 
     def built(layout: _Layout, fields: list):

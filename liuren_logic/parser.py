@@ -119,7 +119,7 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def atom(self, meta, children):
         name, *args = children
-        return S.Atom(str(name), tuple(a.term for a in args), tuple(a.at for a in args), self._at(meta))
+        return S.Atom(str(name), self.terms.args([a.term for a in args]), tuple(a.at for a in args), self._at(meta))
 
     @v_args(meta=True)
     def negation(self, meta, children):
@@ -199,11 +199,16 @@ class _Placed(NamedTuple):
 
 
 class _Terms:
-    """One variable or constant object for each name or value in a parse."""
+    """One variable or constant object for each name or value in a parse, and one tuple for
+    each sequence of them that atoms take as arguments."""
 
     def __init__(self):
         self.vars: dict[str, S.Var] = {}
         self.consts: dict[tuple, S.Const] = {}
+        self.tuples: dict[tuple, tuple] = {}
+
+    def args(self, terms: list) -> tuple:
+        return self.tuples.setdefault(tuple(map(id, terms)), tuple(terms))  # the tuple kept holds them: no id reused
 
     def var(self, name: str) -> S.Var:
         found = self.vars.get(name)
@@ -327,7 +332,7 @@ class _Facts:
                 value = int(token) if kind == "INT" else traditional(token) if kind == "CJK" else token
             args.append(self.terms.const(value))
             places.append((self.path, number, const.start() + 1))
-        return _Clause(S.Atom(match.group(1), tuple(args), tuple(places), at), (), at)
+        return _Clause(S.Atom(match.group(1), self.terms.args(args), tuple(places), at), (), at)
 
 
 @lru_cache(maxsize=1)

@@ -106,6 +106,8 @@ def test_an_entry_is_used_when_intact_and_keeps_every_position(store):
     assert [r.pos for r in again.rules] == [r.pos for r in first.rules]
     assert [a.pos for r in again.rules for a in r.body] == [a.pos for r in first.rules for a in r.body]
     assert _places(again.rules) == _places(first.rules) and len(_places(first.rules)) > 3 * len(first.rules)
+    terms = [arg for r in again.rules for arg in r.head.args]
+    assert len({id(t) for t in terms}) == len(set(terms)) < len(terms)  # equal terms are one object
     assert again.lines == first.lines
 
 

@@ -36,7 +36,7 @@ def test_terms_are_placed_by_the_node_they_stand_in_and_equal_terms_are_one_obje
     assert assign.places == (("t.dl", 1, 21), ("t.dl", 1, 26)) and assign.right.places == (("t.dl", 1, 26), ("t.dl", 1, 37))
     assert assign.right.left.places == (("t.dl", 1, 26), ("t.dl", 1, 30))
     assert total.places == (("t.dl", 1, 41), ("t.dl", 1, 51))
-    assert rule.head.args[0] is query.args[0] is assign.right.left.left and rule.head.args[1] is query.args[1]
+    assert rule.head.args[0] is query.args[0] is assign.right.left.left and rule.head.args is query.args
 
 
 def test_a_table_of_facts_shares_one_id_labels_and_source():
