@@ -122,6 +122,19 @@ def _places(value) -> list:
             for place in ([v] if f.name == "at" else list(v) if f.name == "places" else _places(v))]
 
 
+def test_an_entry_in_the_format_of_terms_with_places_is_not_misread(store, tmp_path):
+    source = tmp_path / "one.dl"
+    source.write_text("p(X) :- q(X).\n", "utf-8")
+    expected = fresh(source, "one.dl")
+    (entry,) = entries(store)
+    old = ('["one.dl",[[],[],[{"Rule":[{"Atom":["p",[{"Var":["X",1,3]}],1,1]},[{"Atom":["q",[{"Var":["X",1,11]}],1,9]}],'
+           '"one.1",[],"",false,1,1]}]],["p(X) :- q(X)."]]').encode()
+    entry.write_bytes(cache._mac((store / "key").read_bytes(), entry.stem, old) + b"\n" + old)
+    again = fresh(source, "one.dl")
+    assert again == expected and again.rules[0].head.places == (("one.dl", 1, 3),)
+    assert entry.read_bytes().partition(b"\n")[2] != old  # replaced by the fresh parse
+
+
 @pytest.mark.parametrize("spoil", ["group-writable", "symlink", "public key"])
 def test_a_directory_that_others_could_write_is_not_used(store, tmp_path, spoil):
     source = tmp_path / "one.dl"
