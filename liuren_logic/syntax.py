@@ -1,4 +1,4 @@
-"""The parsed form of KB text: small immutable values, each knowing where it stands.
+"""The parsed form of KB text: small immutable values that keep where each part stands.
 
 A loaded school is tens of thousands of nodes, and the cyclic collector walks every object it
 tracks on each full collection (but stops tracking a tuple of strings and numbers), so nodes
