@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 if TYPE_CHECKING:
     from .session import Session
 
 # The places a branch shows (the KB's ``shows``) in the order a board lists them.
 PLACE_ORDER = {w: i for i, w in enumerate(("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳"))}
+MARK_ORDER = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"))}
+KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names come first
+
+
+def _place(row: tuple) -> int:
+    """The board's rank of the place a row's last value names (one it does not list, after all)."""
+    return PLACE_ORDER.get(row[-1], 9)
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,8 @@ class Chart:
         self.session = session
         self.inputs = inputs
         self.moment = getattr(inputs, "moment", None)
+        self._id = inputs.id
+        self._preds = session.program.preds
 
     @property
     def id(self) -> str:
@@ -117,10 +126,14 @@ class Chart:
 
     def rows(self, pred: str) -> list[tuple]:
         """The KB's tuples of ``pred`` for this chart, without the chart id."""
-        return self.session.chart_rows(pred, self.id)
+        return list(self._rows(pred))
+
+    def _rows(self, pred: str) -> "Sequence[tuple]":
+        """As :meth:`rows`, as the session holds them (not a copy)."""
+        return self.session.held(pred, self._id)
 
     def _one(self, pred: str):
-        rows = self.rows(pred)
+        rows = self._rows(pred)
         return rows[0][0] if rows else None
 
     @property
@@ -146,7 +159,7 @@ class Chart:
 
     @property
     def subnames(self) -> list[str]:
-        return [row[0] for row in self.rows("subname")]
+        return [row[0] for row in self._rows("subname")]
 
     @property
     def daytime(self) -> Optional[bool]:
@@ -163,81 +176,81 @@ class Chart:
 
     @cached_property
     def generals(self) -> dict[str, str]:
-        return {branch: general for branch, general in self.rows("general")}
+        return dict(self._rows("general"))
 
     @cached_property
     def heaven(self) -> dict[str, str]:
         """地盤 branch → the 天盤 branch over it."""
-        return {earth: upper for earth, upper in self.rows("tianpan")}
+        return dict(self._rows("tianpan"))
 
     @cached_property
     def void(self) -> list[str]:
         """The two void branches (旬空), in branch order."""
         order = self.session.lookup("branch_index", self.id)
-        return sorted((row[0] for row in self.rows("void")), key=order.get)
+        return sorted((row[0] for row in self._rows("void")), key=order.get)
 
     @cached_property
     def hidden_stems(self) -> dict[str, str]:
-        return {branch: stem for branch, stem in self.rows("hidden_stem")}
+        return dict(self._rows("hidden_stem"))
 
     @cached_property
     def lessons(self) -> list[Lesson]:
-        return [Lesson(n, upper, lower, self.generals.get(upper)) for n, upper, lower in self.rows("lesson")]
+        return [Lesson(n, upper, lower, self.generals.get(upper)) for n, upper, lower in self._rows("lesson")]
 
     @cached_property
     def transmissions(self) -> list[Transmission]:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
-        general, stem, kin = (dict(self.rows(f"transmission_{what}")) for what in ("general", "stem", "kin"))
-        void = {n for (n,) in self.rows("transmission_void")}
+        general, stem, kin = (dict(self._rows(pred)) for pred in ("transmission_general", "transmission_stem",
+                                                                   "transmission_kin"))
+        void = {n for (n,) in self._rows("transmission_void")}
         return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void,
                              self.strength.get(b), self.stages.get(b))
-                for n, b in self.rows("transmission")]
+                for n, b in self._rows("transmission")]
 
     @cached_property
     def spirits(self) -> list[tuple[str, str, str]]:
         """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 干陰, 支上, 支陰 or a transmission."""
-        if "spirit_present" not in self.session.kb.program.preds:
+        if "spirit_present" not in self._preds:
             return []
-        rows = {(where, branch, spirit) for spirit, branch, where in self.rows("spirit_present")}
-        return sorted(rows, key=lambda r: (PLACE_ORDER.get(r[0], 9), r[2]))
+        by_place = sorted(self._rows("spirit_present"), key=_place)  # held by spirit: so within a place
+        return [(where, branch, spirit) for spirit, branch, where in by_place]
 
     @cached_property
     def patterns(self) -> list[tuple[str, str]]:
         """(group, pattern) for each 課格 the chart shows."""
-        if "pattern" not in self.session.kb.program.preds:
+        if "pattern" not in self._preds:
             return []
         groups = self.session.lookup("pattern_group", self.id)
-        return sorted((groups.get(p, "？"), p) for (p,) in self.rows("pattern"))
+        return sorted((groups.get(p, "？"), p) for (p,) in self._rows("pattern"))
 
     @cached_property
     def reliefs(self) -> list[tuple[str, str]]:
         """(pattern, relief) for each spoiled combination a good spirit or general relieves."""
-        if "pattern_relief" not in self.session.kb.program.preds:
+        if "pattern_relief" not in self._preds:
             return []
-        return sorted(self.rows("pattern_relief"))
+        return list(self._rows("pattern_relief"))  # sorted as held
 
     @cached_property
     def keti(self) -> list[str]:
         """The chart's 課體: the method's own names first, then the 課經's, then 《指南》's, each by name."""
-        if "keti" not in self.session.kb.program.preds:
+        if "keti" not in self._preds:
             return []
-        groups = self.session.lookup("keti_group", self.id)
-        rank = {"九宗門": 0, "課經": 1, "指南": 2}
-        names = {k for (k,) in self.rows("keti")}
-        return sorted(names, key=lambda k: (k != self.method, rank.get(groups.get(k), 3), str(k)))
+        groups, method = self.session.lookup("keti_group", self.id), self.method
+        return sorted((k for (k,) in self._rows("keti")),
+                      key=lambda k: (k != method, KETI_RANK.get(groups.get(k), 3), str(k)))
 
     @cached_property
     def bifa(self) -> list[tuple[int, str]]:
         """(number, line) for each rule of the 畢法賦 the chart meets, in the 賦's order."""
-        if "bifa" not in self.session.kb.program.preds:
+        if "bifa" not in self._preds:
             return []
         numbers = self.session.lookup("bifa_line", self.id)
-        return sorted((numbers[f], f) for (f,) in self.rows("bifa"))
+        return sorted((numbers[f], f) for (f,) in self._rows("bifa"))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
-    def _known(self, pred: str) -> list[tuple]:
-        """Rows of ``pred``, or none when the school leaves the relation out."""
-        return self.rows(pred) if pred in self.session.kb.program.preds else []
+    def _known(self, pred: str) -> "Sequence[tuple]":
+        """Rows of ``pred`` (as held), or none when the school leaves the relation out."""
+        return self._rows(pred) if pred in self._preds else ()
 
     @cached_property
     def life(self) -> dict:
@@ -261,7 +274,7 @@ class Chart:
     @cached_property
     def strength(self) -> dict[str, str]:
         """旺相休囚死 of every stem and branch."""
-        return dict(sorted(self._known("strength")))
+        return dict(self._known("strength"))  # sorted as held
 
     @cached_property
     def stages(self) -> dict[str, str]:
@@ -273,11 +286,10 @@ class Chart:
     def marks(self) -> list[dict]:
         """日祿 日馬 旬丁 日德: the branch, the palace it stands over, and where it shows in the chart
         (``mark_present``: 干上, 干陰, 支上, 支陰 or a transmission)."""
-        order = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"))}
         under = {upper: earth for earth, upper in self.heaven.items()}
-        shows = sorted(self._known("mark_present"), key=lambda r: PLACE_ORDER.get(r[2], 9))
+        shows = sorted(self._known("mark_present"), key=_place)
         return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for x, _, w in shows if x == m]}
-                for m, b in sorted(self._known("day_mark"), key=lambda r: order.get(r[0], 9))]
+                for m, b in sorted(self._known("day_mark"), key=lambda r: MARK_ORDER.get(r[0], 9))]
 
     @cached_property
     def generals_nature(self) -> dict[str, dict]:

@@ -27,6 +27,7 @@ from collections import ChainMap, defaultdict
 from dataclasses import dataclass
 from itertools import repeat
 from operator import itemgetter
+from types import MappingProxyType
 from typing import Callable, Iterable, Optional, Sequence
 
 from . import syntax as S
@@ -477,6 +478,17 @@ def _facts_by_relation(program) -> dict[str, set]:
     return facts
 
 
+def _by_first(rows) -> dict:
+    """Rows grouped by their first value: each group's tails, sorted as :func:`_sorted` sorts, in a tuple."""
+    groups = defaultdict(list)
+    for row in rows:
+        groups[row[0]].append(row[1:])
+    try:
+        return {first: tuple(sorted(tails)) for first, tails in groups.items()}
+    except TypeError:  # a column of mixed kinds: sort_key orders each kind as sorted() does
+        return {first: tuple(sorted(tails, key=sort_key)) for first, tails in groups.items()}
+
+
 def _sorted(rows) -> list[tuple]:
     try:
         return sorted(rows)  # a column of one kind sorts as it is
@@ -523,7 +535,7 @@ class Materialisation:
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
         self.found = 0  # firings found by recursive rules (not kept)
-        self._by_chart: dict[str, dict] = {}  # relation → chart id → its rows (chart_rows)
+        self._by_chart: dict[str, MappingProxyType] = {}  # relation → chart id → its rows (by_chart)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         if base is None:
@@ -726,17 +738,23 @@ class Materialisation:
 
     def chart_rows(self, pred: str, chart_id: Value) -> list[tuple]:
         """``query(pred, [chart_id, None …])`` without the chart id: the relation is read once
-        for every chart of the batch."""
-        self._ensure(pred)
-        if pred in self.shared and pred not in self.store.relations:
-            return self.twin.chart_rows(pred, chart_id)
+        for every chart of the batch (:meth:`by_chart`)."""
+        return list(self.by_chart(pred).get(chart_id, ()))
+
+    def by_chart(self, pred: str) -> "MappingProxyType[Value, tuple]":
+        """A read-only mapping from each chart id of the batch to its rows of ``pred``, as
+        :meth:`chart_rows` gives them but in a tuple: the relation is evaluated and grouped when
+        first asked, then final (the strata it rests on are evaluated)."""
         charts = self._by_chart.get(pred)
         if charts is None:
-            groups = defaultdict(list)
-            for row in self.store.rows(pred):
-                groups[row[0]].append(row[1:])
-            charts = self._by_chart[pred] = {chart: tuple(_sorted(rows)) for chart, rows in groups.items()}
-        return list(charts.get(chart_id, ()))
+            self._ensure(pred)
+            if pred in self.shared and pred not in self.store.relations:
+                charts = self.twin.by_chart(pred)
+            else:
+                with collection_paused():  # tuples of values: no cycles to find
+                    charts = MappingProxyType(_by_first(self.store.rows(pred)))
+            self._by_chart[pred] = charts
+        return charts
 
     def holds(self, pred: str, args: Pattern) -> bool:
         found = self._firings(pred, args)

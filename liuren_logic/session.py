@@ -77,6 +77,7 @@ class Session:
         with collection_paused():
             self._kb = load_school(school, readings, extra)
             self.base = Materialisation(self._kb, static=self._kb.static) if engine == "materialise" else self._kb
+        self.program = self._kb.program  # the compiled rules: what each relation is (``program.preds``)
         self._unasserted: dict[str, list] = {}  # chart id → its input facts, not yet in self._kb
         self.kb = ReadOnlyKB(self._kb, self._unasserted)  # to query; pyDatalog, compiled on first use
         self.engine = engine
@@ -195,10 +196,14 @@ class Session:
 
     def chart_rows(self, pred: str, chart_id: str) -> list[tuple]:
         """A chart's tuples of ``pred``, sorted, without the chart id."""
-        source = self.source(chart_id)
+        return list(self.held(pred, chart_id))
+
+    def held(self, pred: str, chart_id: str) -> Sequence[tuple]:
+        """As :meth:`chart_rows`, without the copy: of a batch, the tuple it holds."""
+        source = self._sources.get(chart_id, self.base)
         if isinstance(source, Materialisation):
-            return source.chart_rows(pred, chart_id)
-        arity = self._kb.program.preds[pred].arity
+            return source.by_chart(pred).get(chart_id, ())
+        arity = self.program.preds[pred].arity
         return [row[1:] for row in source.query(pred, [chart_id] + [None] * (arity - 1))]
 
     def lookup(self, pred: str, chart_id: Optional[str] = None) -> dict:
@@ -206,8 +211,8 @@ class Session:
         the chart's source answers it; one no chart input reaches is read once a session."""
         if pred in self._lookups:
             return self._lookups[pred]
-        static = pred not in self._kb.program.moving()
-        rows = (self.base if static else self.source(chart_id)).query(pred, [None] * self._kb.program.preds[pred].arity)
+        static = pred not in self.program.moving()
+        rows = (self.base if static else self.source(chart_id)).query(pred, [None] * self.program.preds[pred].arity)
         mapping = {row[0]: row[1] for row in rows}
         if static:
             self._lookups[pred] = mapping
