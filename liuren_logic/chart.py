@@ -24,6 +24,17 @@ def _place(row: tuple) -> int:
     return PLACE_ORDER.get(row[-1], 9)
 
 
+class cached(cached_property):
+    """``functools.cached_property`` without the lock Python 3.11 takes at every first read (3.12
+    dropped it): two threads reading at once both compute the same value, and one is kept."""
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.attrname] = self.func(instance)
+        return value
+
+
 @dataclass(frozen=True)
 class ChartInput:
     """What a chart is cast from: the day pillar, the 月將 and the hour branch.
@@ -40,7 +51,7 @@ class ChartInput:
     extra: tuple = ()
     tag: str = ""
 
-    @cached_property  # asked for at every fact and every read
+    @cached  # asked for at every fact and every read
     def id(self) -> str:
         return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時" + (f" {self.tag}" if self.tag else "")
 
@@ -60,7 +71,7 @@ class DatedInput:
     extra: tuple = ()  # (relation, arguments, origin): what the readings ask for, the querent
     tag: str = ""      # names the querent's facts in the id
 
-    @cached_property
+    @cached
     def id(self) -> str:
         local = self.moment.local
         return f"{local:%Y-%m-%d %H:%M:%S}{local:%z}" + (f" {self.tag}" if self.tag else "")
@@ -119,6 +130,7 @@ class Chart:
         self.moment = getattr(inputs, "moment", None)
         self._id = inputs.id
         self._preds = session.program.preds
+        self._by_chart = session.by_chart(self._id)
 
     @property
     def id(self) -> str:
@@ -130,7 +142,7 @@ class Chart:
 
     def _rows(self, pred: str) -> "Sequence[tuple]":
         """As :meth:`rows`, as the session holds them (not a copy)."""
-        return self.session.held(pred, self._id)
+        return self._by_chart(pred).get(self._id, ())
 
     def _one(self, pred: str):
         rows = self._rows(pred)
@@ -174,30 +186,30 @@ class Chart:
     def noble(self) -> Optional[str]:
         return self._one("noble")
 
-    @cached_property
+    @cached
     def generals(self) -> dict[str, str]:
         return dict(self._rows("general"))
 
-    @cached_property
+    @cached
     def heaven(self) -> dict[str, str]:
         """地盤 branch → the 天盤 branch over it."""
         return dict(self._rows("tianpan"))
 
-    @cached_property
+    @cached
     def void(self) -> list[str]:
         """The two void branches (旬空), in branch order."""
         order = self.session.lookup("branch_index", self.id)
         return sorted((row[0] for row in self._rows("void")), key=order.get)
 
-    @cached_property
+    @cached
     def hidden_stems(self) -> dict[str, str]:
         return dict(self._rows("hidden_stem"))
 
-    @cached_property
+    @cached
     def lessons(self) -> list[Lesson]:
         return [Lesson(n, upper, lower, self.generals.get(upper)) for n, upper, lower in self._rows("lesson")]
 
-    @cached_property
+    @cached
     def transmissions(self) -> list[Transmission]:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
         general, stem, kin = (dict(self._rows(pred)) for pred in ("transmission_general", "transmission_stem",
@@ -207,7 +219,7 @@ class Chart:
                              self.strength.get(b), self.stages.get(b))
                 for n, b in self._rows("transmission")]
 
-    @cached_property
+    @cached
     def spirits(self) -> list[tuple[str, str, str]]:
         """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 干陰, 支上, 支陰 or a transmission."""
         if "spirit_present" not in self._preds:
@@ -215,7 +227,7 @@ class Chart:
         by_place = sorted(self._rows("spirit_present"), key=_place)  # held by spirit: so within a place
         return [(where, branch, spirit) for spirit, branch, where in by_place]
 
-    @cached_property
+    @cached
     def patterns(self) -> list[tuple[str, str]]:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self._preds:
@@ -223,14 +235,14 @@ class Chart:
         groups = self.session.lookup("pattern_group", self.id)
         return sorted((groups.get(p, "？"), p) for (p,) in self._rows("pattern"))
 
-    @cached_property
+    @cached
     def reliefs(self) -> list[tuple[str, str]]:
         """(pattern, relief) for each spoiled combination a good spirit or general relieves."""
         if "pattern_relief" not in self._preds:
             return []
         return list(self._rows("pattern_relief"))  # sorted as held
 
-    @cached_property
+    @cached
     def keti(self) -> list[str]:
         """The chart's 課體: the method's own names first, then the 課經's, then 《指南》's, each by name."""
         if "keti" not in self._preds:
@@ -239,7 +251,7 @@ class Chart:
         return sorted((k for (k,) in self._rows("keti")),
                       key=lambda k: (k != method, KETI_RANK.get(groups.get(k), 3), str(k)))
 
-    @cached_property
+    @cached
     def bifa(self) -> list[tuple[int, str]]:
         """(number, line) for each rule of the 畢法賦 the chart meets, in the 賦's order."""
         if "bifa" not in self._preds:
@@ -252,7 +264,7 @@ class Chart:
         """Rows of ``pred`` (as held), or none when the school leaves the relation out."""
         return self._rows(pred) if pred in self._preds else ()
 
-    @cached_property
+    @cached
     def life(self) -> dict:
         """The querent: born, 虛歲, 行年, and over 本命 and 行年 the branch and its general ({} if none given)."""
         born = self._known("born")
@@ -265,24 +277,24 @@ class Chart:
                 "xingnian": "".join(xingnian[0]) if xingnian else None,
                 "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for r, b in points}}
 
-    @cached_property
+    @cached
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
         order = self.session.lookup("strength_order", self.id)
         return dict(sorted(self._known("element_strength"), key=lambda r: order.get(r[1], 9)))
 
-    @cached_property
+    @cached
     def strength(self) -> dict[str, str]:
         """旺相休囚死 of every stem and branch."""
         return dict(self._known("strength"))  # sorted as held
 
-    @cached_property
+    @cached
     def stages(self) -> dict[str, str]:
         """The day stem's 十二長生 stage on each branch, in branch order."""
         order = self.session.lookup("branch_index", self.id)
         return dict(sorted(self._known("stage"), key=lambda r: order.get(r[0])))
 
-    @cached_property
+    @cached
     def marks(self) -> list[dict]:
         """日祿 日馬 旬丁 日德: the branch, the palace it stands over, and where it shows in the chart
         (``mark_present``: 干上, 干陰, 支上, 支陰 or a transmission)."""
@@ -291,7 +303,7 @@ class Chart:
         return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for x, _, w in shows if x == m]}
                 for m, b in sorted(self._known("day_mark"), key=lambda r: MARK_ORDER.get(r[0], 9))]
 
-    @cached_property
+    @cached
     def generals_nature(self) -> dict[str, dict]:
         """Each branch of heaven: the general it carries, the general's element and 吉/凶, and how they stand."""
         element, omen = (self.session.lookup(pred, self.id) for pred in ("general_element", "general_omen"))

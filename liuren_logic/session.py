@@ -19,8 +19,9 @@ always hold the same facts.
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Sequence
 
 from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
@@ -65,6 +66,18 @@ class ReadOnlyKB:
     def add_fact(self, pred: str, args: Sequence, origin: str = "") -> None:
         raise InputError(f"session.kb is read-only: {pred} facts reach it through a cast "
                          "(cast(…, month=, year=, born=, sex=) or --kb FILE), so that it and the chart agree")
+
+
+class _Asked:
+    """pyDatalog's answers in the shape of :meth:`Materialisation.by_chart`: a relation's rows
+    for a chart id, asked when read."""
+
+    def __init__(self, kb, pred: str):
+        self.kb, self.pred = kb, pred
+
+    def get(self, chart_id: str, default=()) -> list[tuple]:
+        pattern = [chart_id] + [None] * (self.kb.program.preds[self.pred].arity - 1)
+        return [row[1:] for row in self.kb.query(self.pred, pattern)] or default
 
 
 class Session:
@@ -163,8 +176,8 @@ class Session:
                 self._kb.add_fact(*fact)
             source = self._kb
         for chart_id, chart_input in new.items():
-            self._charts[chart_id] = Chart(self, chart_input)
             self._sources[chart_id] = source
+            self._charts[chart_id] = Chart(self, chart_input)
         return [self._charts[i.id] for i in inputs]
 
     def forget(self, chart_ids: Sequence[str]) -> None:
@@ -196,15 +209,13 @@ class Session:
 
     def chart_rows(self, pred: str, chart_id: str) -> list[tuple]:
         """A chart's tuples of ``pred``, sorted, without the chart id."""
-        return list(self.held(pred, chart_id))
+        return list(self.by_chart(chart_id)(pred).get(chart_id, ()))
 
-    def held(self, pred: str, chart_id: str) -> Sequence[tuple]:
-        """As :meth:`chart_rows`, without the copy: of a batch, the tuple it holds."""
-        source = self._sources.get(chart_id, self.base)
-        if isinstance(source, Materialisation):
-            return source.by_chart(pred).get(chart_id, ())
-        arity = self.program.preds[pred].arity
-        return [row[1:] for row in source.query(pred, [chart_id] + [None] * (arity - 1))]
+    def by_chart(self, chart_id: str) -> Callable[[str], Mapping[str, Sequence[tuple]]]:
+        """What answers for a chart, by relation: ``by_chart(chart_id)(pred)`` maps chart ids to
+        their rows of ``pred`` (sorted, without the id; read-only), as its batch holds them."""
+        source = self.source(chart_id)
+        return source.by_chart if isinstance(source, Materialisation) else partial(_Asked, source)
 
     def lookup(self, pred: str, chart_id: Optional[str] = None) -> dict:
         """A relation as a mapping from its first column to its second (``branch_index``: 子 → 0), as
