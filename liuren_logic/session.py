@@ -127,9 +127,16 @@ class Session:
     def offset_input(self, day: str, offset: int, daytime: bool = True, **given) -> ChartInput:
         if not isinstance(offset, int) or not 0 <= offset < 12:
             raise InputError(f"offset {offset!r} is not a whole number from 0 to 11")
+        stem, branch = parse_pillar(self.base, day)
+        return self._at_offset(stem, branch, offset, daytime, members(self.base, "branch"),
+                               given_facts(self.base, **given))
+
+    @staticmethod
+    def _at_offset(stem: str, branch: str, offset: int, daytime: bool, branches: list, extra) -> ChartInput:
+        """The chart of a known day pillar at an offset (the KB's ``branches`` in order; ``extra``,
+        the querent's facts): the hour is 午 by day and 子 by night."""
         hour = "午" if daytime else "子"
-        branches = members(self.base, "branch")
-        return self.chart_input(day, branches[(branches.index(hour) + offset) % 12], hour, **given)
+        return ChartInput(stem, branch, branches[(branches.index(hour) + offset) % 12], hour, extra.facts, extra.tag)
 
     def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
                 latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> Chart:
@@ -193,7 +200,8 @@ class Session:
     def table(self, daytime: bool = True) -> list[Chart]:
         """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
-        return self.cast_many([self.offset_input(s + b, o, daytime) for s, b, _ in pillars for o in range(12)])
+        branches, none = members(self.base, "branch"), given_facts(self.base)
+        return self.cast_many([self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)])
 
     # reading -----------------------------------------------------------------
     def chart(self, chart_id: str) -> Optional[Chart]:
