@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Optional, Sequence
 
 if TYPE_CHECKING:
@@ -212,9 +214,8 @@ class Chart:
     @cached
     def transmissions(self) -> list[Transmission]:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
-        general, stem, kin = (dict(self._rows(pred)) for pred in ("transmission_general", "transmission_stem",
-                                                                   "transmission_kin"))
-        void = {n for (n,) in self._rows("transmission_void")}
+        general, stem = dict(self._rows("transmission_general")), dict(self._rows("transmission_stem"))
+        kin, void = dict(self._rows("transmission_kin")), {n for (n,) in self._rows("transmission_void")}
         return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void,
                              self.strength.get(b), self.stages.get(b))
                 for n, b in self._rows("transmission")]
@@ -232,8 +233,10 @@ class Chart:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self._preds:
             return []
-        groups = self.session.lookup("pattern_group", self.id)
-        return sorted((groups.get(p, "？"), p) for (p,) in self._rows("pattern"))
+        groups, names = self.session.lookup("pattern_group", self.id), [p for (p,) in self._rows("pattern")]
+        pairs = list(zip(map(groups.get, names, repeat("？")), names))
+        pairs.sort(key=itemgetter(0))  # held by name: so within a group
+        return pairs
 
     @cached
     def reliefs(self) -> list[tuple[str, str]]:
