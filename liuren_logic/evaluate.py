@@ -747,11 +747,11 @@ class Materialisation:
         first asked, then final (the strata it rests on are evaluated)."""
         charts = self._by_chart.get(pred)
         if charts is None:
-            self._ensure(pred)
-            if pred in self.shared and pred not in self.store.relations:
-                charts = self.twin.by_chart(pred)
-            else:
-                with collection_paused():  # tuples of values: no cycles to find
+            with collection_paused():  # what evaluating and grouping make has no cycles: one collection after
+                self._ensure(pred)
+                if pred in self.shared and pred not in self.store.relations:
+                    charts = self.twin.by_chart(pred)
+                else:
                     charts = MappingProxyType(_by_first(self.store.rows(pred)))
             self._by_chart[pred] = charts
         return charts

@@ -168,6 +168,10 @@ class Session:
         has just cast the same batch (an audit); what both schools define alike is read from its
         evaluation instead of derived again.
         """
+        with collection_paused():  # a batch's facts and charts: thousands of objects, no garbage
+            return self._cast(inputs, alongside, eager)
+
+    def _cast(self, inputs: Sequence, alongside: Optional["Session"], eager: bool) -> list[Chart]:
         new = {i.id: i for i in inputs if i.id not in self._charts}
         facts = {chart_id: i.facts() for chart_id, i in new.items()}
         if self.engine == "materialise" and new:
@@ -201,7 +205,9 @@ class Session:
         """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
         branches, none = members(self.base, "branch"), given_facts(self.base)
-        return self.cast_many([self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)])
+        with collection_paused():
+            inputs = [self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)]
+            return self.cast_many(inputs)
 
     # reading -----------------------------------------------------------------
     def chart(self, chart_id: str) -> Optional[Chart]:
