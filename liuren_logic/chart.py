@@ -226,7 +226,7 @@ class Chart:
         if "spirit_present" not in self._preds:
             return []
         by_place = sorted(self._rows("spirit_present"), key=_place)  # held by spirit: so within a place
-        return [(where, branch, spirit) for spirit, branch, where in by_place]
+        return self.session.shared((where, branch, spirit) for spirit, branch, where in by_place)
 
     @cached
     def patterns(self) -> list[tuple[str, str]]:
@@ -234,7 +234,7 @@ class Chart:
         if "pattern" not in self._preds:
             return []
         groups, names = self.session.lookup("pattern_group", self.id), [p for (p,) in self._rows("pattern")]
-        pairs = list(zip(map(groups.get, names, repeat("？")), names))
+        pairs = self.session.shared(zip(map(groups.get, names, repeat("？")), names))
         pairs.sort(key=itemgetter(0))  # held by name: so within a group
         return pairs
 
@@ -260,7 +260,7 @@ class Chart:
         if "bifa" not in self._preds:
             return []
         numbers = self.session.lookup("bifa_line", self.id)
-        return sorted((numbers[f], f) for (f,) in self._rows("bifa"))
+        return sorted(self.session.shared((numbers[f], f) for (f,) in self._rows("bifa")))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
     def _known(self, pred: str) -> "Sequence[tuple]":

@@ -98,6 +98,7 @@ class Session:
         self._sources: dict[str, object] = {}  # chart id → what answers for it
         self._explainers: dict[int, "Explainer"] = {}
         self._lookups: dict[str, dict] = {}  # relations no chart changes, as mappings (lookup)
+        self._tuples: dict[tuple, tuple] = {}  # one of each tuple the charts show (shared)
 
     @property
     def name(self) -> str:
@@ -242,6 +243,12 @@ class Session:
         if static:
             self._lookups[pred] = mapping
         return mapping
+
+    def shared(self, rows: Iterable[tuple]) -> list[tuple]:
+        """The rows, each as the one tuple of its values the session's charts share: a table's
+        charts show the same (place, branch, spirit) thousands of times, kept once."""
+        keep = self._tuples.setdefault
+        return [keep(row, row) for row in rows]
 
     def explainer(self, chart_id: Optional[str] = None) -> "Explainer":
         from .provenance import Explainer
