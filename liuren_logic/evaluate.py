@@ -14,9 +14,11 @@ the order the body binds its variables): a join through a hash index, a negation
 index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
 or an aggregate lookup. Values mean what :mod:`~liuren_logic.semantics` says.
 
-A recursive stratum is evaluated semi-naively: after a first full round, each round
-fires only the bodies that read one of the last round's new tuples; its firings are
-counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
+A rule outside recursion may be evaluated in another join order than its own when the sizes
+of the relations it reads make that cheaper (:meth:`_Rule.planned`); a constant index holds
+only the constants the rules ask. A recursive stratum is evaluated semi-naively: after a
+first full round, each round fires only the bodies that read one of the last round's new
+tuples; its firings are counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
 recursive stratum, firings found in recursion; numbers by
 :data:`~liuren_logic.semantics.INTEGER_BITS`); going past one is an
 :class:`EvaluationLimit` naming the rule and the relation that grew.
@@ -25,13 +27,13 @@ from __future__ import annotations
 
 from collections import ChainMap, defaultdict
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import compress, repeat
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Callable, Iterable, Optional, Sequence
 
 from . import syntax as S
-from .compiler import ALL, CompiledAggregate, CompiledRule, binds
+from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
 from .engine import KnowledgeBase, Pattern, Value
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 from .snapshot import collection_paused
@@ -47,6 +49,9 @@ class Limits:
 
 
 
+SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
+
+
 class _Store:
     """Relations as sets of tuples, with hash indexes built on demand per bound-position pattern.
 
@@ -54,11 +59,15 @@ class _Store:
     not hold from the parent and writes only to itself, copying a parent relation first.
     """
 
-    def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset()):
+    def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset(),
+                 asked: "dict | None" = None):
         self.parent = parent
         self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
+        # (relation, positions) → the constants the rules ask there (_Plan.asked): what a constant index holds
+        self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}
         self.relations: dict[str, set] = {}
-        self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table
+        self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table;
+        # (relation, positions) → constant index (_holding)
         self._kept: dict[str, list] = defaultdict(list)  # relation → the keys of its tables
 
     def rows(self, pred: str) -> set:
@@ -101,10 +110,8 @@ class _Store:
                 return self.twin.table(spec)
             if self.parent is not None:
                 return self.parent.table(spec)
-        if consts:  # the rows with these constants, through an index on their positions
-            where = tuple(p for p, _ in consts)
-            values = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
-            rows = self.index(pred, where).get(values, ())
+        if consts:
+            rows = self._holding(pred, consts)
         else:
             rows = self.rows(pred)
         if checks:
@@ -127,6 +134,38 @@ class _Store:
         self._tables[spec] = found = (table, one)
         self._kept[pred].append(spec)
         return found
+
+    def built(self, spec: tuple) -> bool:
+        """Whether the table of ``spec`` is built already, where its relation is held."""
+        if spec in self._tables:
+            return True
+        pred = spec[0]
+        if pred not in self.relations:
+            if pred in self.shared:
+                return self.twin.built(spec)
+            if self.parent is not None:
+                return self.parent.built(spec)
+        return False
+
+    def _holding(self, pred: str, consts: tuple) -> Sequence[tuple]:
+        """The rows that hold the constants ``consts`` ((position, value)…): from an index over their
+        positions of only the rows holding constants the rules ask there (one pass, no grouping of
+        the rest), or for a constant no rule asks, a scan."""
+        where = tuple(p for p, _ in consts)
+        value = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
+        asked, get = self.asked.get((pred, where), frozenset()), itemgetter(*where)
+        if value not in asked:
+            return [row for row in self.rows(pred) if get(row) == value]
+        key = (pred, where)
+        index = self._tables.get(key)
+        if index is None:
+            rows = self.rows(pred)
+            grouped = defaultdict(list)
+            for row in compress(rows, map(asked.__contains__, map(get, rows))):
+                grouped[get(row)].append(row)
+            self._tables[key] = index = dict(grouped)
+            self._kept[pred].append(key)
+        return index.get(value, ())
 
     def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
         positions = tuple(i for i, v in enumerate(pattern) if v is not None)
@@ -155,18 +194,16 @@ def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
     return lambda binding: arithmetic(op, left(binding), right(binding))
 
 
-def _memoised(function: Callable[[tuple], object], names: Iterable[str], slots: dict[str, int]):
-    """``function`` of a binding as a function of the values it reads (``names``) and a memo
-    table: a batch computes each distinct case once."""
+def _per_case(function: Callable[[tuple], object], names: Iterable[str], slots: dict[str, int]):
+    """``function`` of a binding as a function of the values it reads (``names``): over a list of
+    bindings, each binding's key and the function of each distinct key (a batch computes each
+    distinct case once; the loop over the bindings stays in C)."""
     key = _key_function(tuple(sorted({slots[n] for n in names})))
 
-    def cached(binding, memo: dict):
-        k = key(binding)
-        if k in memo:
-            return memo[k]
-        value = memo[k] = function(binding)
-        return value
-    return cached
+    def computed(bindings: list) -> tuple[list, dict]:
+        keys = list(map(key, bindings))
+        return keys, {k: function(b) for k, b in dict(zip(keys, bindings)).items()}
+    return computed
 
 
 class _Body:
@@ -228,18 +265,22 @@ class _Body:
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return ("assign", _memoised(_term_function(expr, slots), [n for n in names if n != target], slots))
+                return ("assign", _per_case(_term_function(expr, slots), [n for n in names if n != target], slots))
             left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
 
             def test(binding):
                 x, y = left(binding), right(binding)
                 return x is not None and y is not None and compare(op, x, y)
-            return ("test", _memoised(test, names, slots))
+            return ("test", _per_case(test, names, slots))
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
         return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
                 bound_slot)
+
+    def constants(self) -> list[tuple[str, tuple]]:
+        """(relation, (position, value)…) of each atom read with constants."""
+        return [(op[1], op[3][2]) for op in self.ops if op[0] in ("join", "semijoin", "not") and op[3][2]]
 
     def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> list[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables);
@@ -271,11 +312,11 @@ class _Body:
                     get = table.get
                     out = [b + t for b in bindings for t in get(key(b), ())]
             elif kind == "assign":
-                compute, memo = op[1], {}
-                out = [b + (v,) for b in bindings if (v := compute(b, memo)) is not None]
+                keys, computed = op[1](bindings)
+                out = [b + (v,) for b, v in zip(bindings, map(computed.__getitem__, keys)) if v is not None]
             elif kind == "test":
-                test, memo = op[1], {}
-                out = [b for b in bindings if test(b, memo)]
+                keys, passed = op[1](bindings)
+                out = list(compress(bindings, map(passed.__getitem__, keys)))
             else:
                 _, helper, count, group, bound_slot = op
                 table = values[helper]
@@ -357,6 +398,36 @@ def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
     return (lambda fire: get(fire + constants)) if constants else get
 
 
+def _names(atom: S.Atom) -> set[str]:
+    return {v.name for v in S.atom_variables(atom)}
+
+
+def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
+    """The moves of an atom of a scheduled body before a join of a chart's relation that
+    :meth:`_Rule.planned` may make, as (kind, the atom's place, the join's place):
+
+    - ``lookup``: a chart-independent (``fixed``) atom that binds every variable the join adds and
+      no other, which makes the join a lookup of a row in the relation;
+    - ``smaller``: of two leading atoms of chart relations that share variables, the second
+      (without constants: a scan), which makes the first the join, its table built on the other
+      relation.
+    """
+    moves, bound = [], set()
+    for at, literal in enumerate(body):
+        if isinstance(literal, S.Atom) and literal.pred not in fixed and _names(literal) - bound:
+            adds = _names(literal) - bound
+            lookup = next((k for k in range(at + 1, len(body)) if isinstance(body[k], S.Atom)
+                           and body[k].pred in fixed and adds <= _names(body[k]) <= bound | adds), None)
+            if lookup is not None:
+                moves.append(("lookup", lookup, at))
+        bound |= binds(literal, bound)
+    if (len(body) > 1 and all(isinstance(l, S.Atom) and l.pred not in fixed for l in body[:2])
+            and _names(body[0]) & _names(body[1]) and _names(body[1]) - _names(body[0])
+            and not any(isinstance(arg, S.Const) for arg in body[1].args)):
+        moves.append(("smaller", 1, 0))
+    return moves
+
+
 def _group_key(group: tuple):
     """A group as :func:`_key_function` reads it from a binding: a value, a tuple, or ()."""
     return group[0] if len(group) == 1 else group
@@ -367,12 +438,16 @@ class _Rule:
 
     In a recursive stratum, ``deltas`` holds one body per atom of the stratum's own
     relations, reading that atom from the last round's new tuples (semi-naive evaluation).
+    Outside recursion, its heads are derived in the join order that suits the sizes of the
+    relations it reads (:meth:`planned`); its fire tuples, when asked, in its own.
     """
 
-    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset()):
+    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset()):
         self.compiled = compiled
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.body = _Body(compiled.body, compiled.aggregates)
+        self.moves = [] if stratum else _moves(compiled.body, fixed)  # orders it may be derived in
+        self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, head reader
         self.deltas = [_Body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
                        if isinstance(literal, S.Atom) and literal.pred in stratum]
         self.inner = []  # (aggregate, its body, the helper row of a binding)
@@ -381,6 +456,50 @@ class _Rule:
             self.inner.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
         self.head = _row_function(compiled.rule.head.args, self.body.slots)
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
+
+    def planned(self, store: _Store) -> tuple[_Body, Callable]:
+        """The body to derive this rule's heads over the store with (its own order, or one with the
+        moves that pay for these relations' sizes, :func:`_moves`), and its head reader. The order
+        changes the order of binding, not the firings."""
+        made, touched = [], set()
+        for move in self.moves:  # in order: a lookup, where it pays, before a smaller table of the same atoms
+            if not touched & set(move[1:]) and self._pays(move, store):
+                made.append(move)
+                touched.update(move[1:])
+        made = tuple(made)
+        if not made:
+            return self.body, self.head
+        if made not in self._orders:
+            order = list(range(len(self.compiled.body)))
+            for _, moved, before in made:
+                order.remove(moved)
+                order.insert(order.index(before), moved)
+            body = _Body(schedule([self.compiled.body[k] for k in order], set()), self.compiled.aggregates)
+            self._orders[made] = body, _row_function(self.compiled.rule.head.args, body.slots)
+        return self._orders[made]
+
+    def _pays(self, move: tuple, store: _Store) -> bool:
+        """Whether a move pays: the table it spares is not built yet, and reading instead costs less.
+        A lookup reads the moved atom's rows for each binding that reaches the join, estimated as
+        the smallest relation read before it: fewer than the join's rows. The smaller table makes
+        each row of the larger relation a probe in Python, which costs about what building a table
+        of a key per row in C does (most of a chart's tables): it pays where the larger relation has
+        ``SMALLER`` times the rows of the smaller (whose table its rows then share), and that one
+        has some."""
+        kind, moved, before = move
+        body, size = self.compiled.body, lambda k: len(store.rows(self.compiled.body[k].pred))
+        spared = before if kind == "lookup" else moved
+        if store.built(self.body.ops[spared][3]):
+            return False
+        if kind == "smaller":
+            return size(moved) > SMALLER * size(before) > 0
+        reaching = min((size(k) for k in range(before) if isinstance(body[k], S.Atom)), default=1)
+        return 0 < size(moved) * reaching < size(before)
+
+    def constants(self) -> list[tuple[str, tuple]]:
+        """(relation, (position, value)…) of each atom its bodies read with constants."""
+        bodies = [self.body, *self.deltas, *(body for _, (body, _) in self.inner)]
+        return [found for body in bodies for found in body.constants()]
 
     def matching(self, store: _Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
         """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
@@ -429,17 +548,25 @@ class _Plan:
     ``needs`` maps a relation a chart's input reaches (its fire relations and aggregate helpers
     too) to the dynamic strata it rests on, lowest first, its own included: what a batch
     evaluates before the relation is read. ``reads`` gives each dynamic stratum the relations
-    its rules read and derive (those an audit's twin must have ready).
+    its rules read and derive (those an audit's twin must have ready). ``asked`` gives a
+    relation's positions the constants rules read there (:meth:`_Store._holding`).
     """
 
     def __init__(self, kb: KnowledgeBase):
         moving, graph = kb.program.moving(), kb.program.dependencies
+        fixed = frozenset(kb.program.preds) - moving
         self.static, self.dynamic = [], []
         for members, recursive in kb.program.strata():
             stratum = frozenset(members) if recursive else frozenset()
-            rules = [_Rule(c, stratum) for pred in members for c in kb.rules_for.get(pred, ())]
+            rules = [_Rule(c, stratum, fixed) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
+        asked = defaultdict(set)
+        for rules, _ in self.static + self.dynamic:
+            for pred, consts in (found for rule in rules for found in rule.constants()):
+                asked[pred, tuple(p for p, _ in consts)].add(consts[0][1] if len(consts) == 1 else
+                                                            tuple(v for _, v in consts))
+        self.asked = {key: frozenset(values) for key, values in asked.items()}
         self.needs: dict[str, tuple[int, ...]] = {}
         self.reads: list[frozenset] = []
         stratum_of, below = {}, []
@@ -540,7 +667,7 @@ class Materialisation:
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         if base is None:
             self.plan = _Plan(kb)
-            self.store = _Store()
+            self.store = _Store(asked=self.plan.asked)
             self.origins = {}
             for fact in kb.program.facts:
                 args = tuple(a.value for a in fact.head.args)
@@ -633,7 +760,9 @@ class Materialisation:
                     self._add(rule, agg.helper, rows)
         if not recursive:
             for rule in rules:
-                fires, heads = rule.fire(rule.body, self.store, values[rule])
+                body, head = rule.planned(self.store)
+                fires = rule.run(body, self.store, values[rule])
+                heads = list(map(head, fires))
                 if fires:  # a rule that fires nowhere leaves its relations as they are
                     self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
                     self._unfired[rule.compiled.fire] = (rule, values[rule])
