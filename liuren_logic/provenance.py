@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Optional, Sequence
 
 from .digraph import Digraph
@@ -103,7 +104,7 @@ def show_term(term, binding: dict) -> str:
 
 
 def ground(atom: S.Atom, binding: dict) -> tuple:
-    return tuple(substitute(a, binding) for a in atom.args)
+    return tuple([binding.get(a.name) if a.__class__ is S.Var else substitute(a, binding) for a in atom.args])
 
 
 class Explainer:
@@ -115,6 +116,7 @@ class Explainer:
         self._firings: dict[GroundAtom, list[Firing]] = {}
         self._chosen: dict[GroundAtom, tuple[Firing, int]] = {}  # atom → a firing of least height, its height
         self._tables: dict[GroundAtom, S.Rule] | None = None  # fact → the @facts table it belongs to
+        self._shapes: dict[str, Optional[list]] = {}  # fire relation → how its rows give the premises
 
     # firings -----------------------------------------------------------------
     def firings(self, atom: GroundAtom) -> list[Firing]:
@@ -128,13 +130,41 @@ class Explainer:
             if binding is None:
                 continue
             pattern = [binding.get(v) for v in compiled.variables]
+            shape = self._shape(compiled)
             for row in self.kb.query(compiled.fire, pattern):
                 firing = Firing(compiled, dict(zip(compiled.variables, row)))
-                firing.premises = self._premises(firing)
+                firing.premises = self._premises(firing) if shape is None else [(p, take(row)) for p, take in shape]
                 found.append(firing)
-        found.sort(key=lambda f: f.sort_key)
+        if len(found) > 1:
+            found.sort(key=lambda f: f.sort_key)
         self._firings[atom] = found
         return found
+
+    def _shape(self, compiled: CompiledRule) -> Optional[list]:
+        """(pred, row → its arguments) for each body atom of a rule whose atoms' arguments are its
+        variables and constants, read straight from the rows of its fire relation; None otherwise
+        (an aggregate's witnesses, arithmetic in an argument)."""
+        if compiled.fire in self._shapes:
+            return self._shapes[compiled.fire]
+        column = {v: i for i, v in enumerate(compiled.variables)}
+        shape = []
+        for literal in compiled.body:
+            if isinstance(literal, S.Aggregate):
+                shape = None
+                break
+            if not isinstance(literal, S.Atom):
+                continue
+            args = literal.args
+            if not all(isinstance(a, S.Const) or isinstance(a, S.Var) and a.name in column for a in args):
+                shape = None
+                break
+            if all(isinstance(a, S.Var) for a in args) and len(args) > 1:
+                shape.append((literal.pred, itemgetter(*(column[a.name] for a in args))))
+            else:
+                cells = [(True, column[a.name]) if isinstance(a, S.Var) else (False, a.value) for a in args]
+                shape.append((literal.pred, lambda row, cells=cells: tuple([row[c] if var else c for var, c in cells])))
+        self._shapes[compiled.fire] = shape
+        return shape
 
     def _premises(self, firing: Firing) -> list[GroundAtom]:
         out = []
@@ -207,10 +237,13 @@ class Explainer:
                 "ask about an atom nearer the facts")
 
     def _choose(self, root: GroundAtom) -> dict[GroundAtom, tuple[Firing, int]]:
-        """Explore every derivation below root; keep, per atom, a firing of least height.
+        """Explore every derivation below root; keep, per atom, a firing of least height (the first
+        in firing order among those of that height).
 
         An atom's height rests only on what lies below it, so the choices are kept for the next
-        question: what was chosen before is not explored again."""
+        question: what was chosen before is not explored again. (Exploring only as deep as root's
+        height needs was tried: on a points-to analysis that depth reaches nearly every atom below,
+        and counting the heights again at each depth cost more than it saved.)"""
         chosen, explored = self._chosen, {}
         stack = [root]
         while stack:
@@ -220,25 +253,51 @@ class Explainer:
             explored[atom] = self.firings(atom)
             for firing in explored[atom]:
                 stack.extend(p for p in firing.premises if p not in explored)
-        height = {atom: math.inf for atom in explored}
-
-        def of(atom):
-            if self.is_fact(atom):
-                return 0
-            return chosen[atom][1] if atom in chosen else height.get(atom, math.inf)
-
-        changed = True
-        while changed:
-            changed = False
-            for atom, firings in explored.items():
-                best = min((1 + max(map(of, f.premises), default=0) for f in firings), default=math.inf)
-                if best < height[atom]:
-                    height[atom], changed = best, True
+        height, reached = self._least_heights(explored)
+        first = 0  # the index of an atom's first firing
         for atom, firings in explored.items():
-            usable = [f for f in firings if 1 + max(map(of, f.premises), default=0) == height[atom]]
-            if usable:
-                chosen[atom] = (min(usable, key=lambda f: f.sort_key), height[atom])
+            least = height.get(atom, math.inf)
+            for i, firing in enumerate(firings, first):  # in firing order: the first of least height
+                if reached[i] == least:
+                    chosen[atom] = (firing, least)
+                    break
+            first += len(firings)
         return chosen
+
+    def _least_heights(self, explored: dict[GroundAtom, list[Firing]]) -> tuple[dict[GroundAtom, int], list]:
+        """The least height of each explored atom, and each firing's height, in order (every atom
+        below is explored, chosen before, of its height, or a fact, of height 0).
+
+        Heights settle in increasing order (Knuth's generalisation of Dijkstra's search, a firing's
+        height being one more than its highest premise): a firing is ready once its last premise has
+        settled, and an atom settles at the lowest height one of its firings is ready."""
+        chosen = self._chosen
+        heads, tops, missing = [], [], []  # per firing: the atom it derives, its highest settled premise, premises to settle
+        waiting: dict[GroundAtom, list[int]] = {}  # unsettled atom → the firings resting on it
+        ready: dict[int, list[int]] = {}  # height → the firings of that height whose premises have all settled
+        for atom, firings in explored.items():
+            for firing in firings:
+                i, unsettled = len(heads), {p for p in firing.premises if p in explored}
+                heads.append(atom)
+                tops.append(max((chosen[p][1] if p in chosen else 0
+                                 for p in firing.premises if p not in unsettled), default=0))
+                missing.append(len(unsettled))
+                for p in unsettled:
+                    waiting.setdefault(p, []).append(i)
+                if not unsettled:
+                    ready.setdefault(1 + tops[i], []).append(i)
+        height: dict[GroundAtom, int] = {}
+        while ready:  # the lowest height first; a firing made ready there is higher
+            h = min(ready)
+            for i in ready.pop(h):
+                if heads[i] in height:
+                    continue
+                height[heads[i]] = h
+                for j in waiting.get(heads[i], ()):
+                    tops[j], missing[j] = max(tops[j], h), missing[j] - 1
+                    if missing[j] == 0:
+                        ready.setdefault(1 + tops[j], []).append(j)
+        return height, [1 + top if not left else math.inf for top, left in zip(tops, missing)]
 
     def _add_atom(self, graph: Digraph, atom: GroundAtom, chosen) -> str:
         pred, args = atom

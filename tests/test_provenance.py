@@ -56,6 +56,45 @@ def test_proofs_of_recursive_closure_have_minimal_height():
     assert leaves(graph) == {"fact"}
 
 
+def test_the_proof_chosen_over_a_cyclic_graph_is_of_least_height_and_the_first_in_firing_order():
+    """Reachability over a graph with cycles, left and right recursion both: each why's height is the
+    shortest path's length (counted here by breadth-first search), the last step the least node before
+    the target at that distance, and a question asked after others draws what a fresh explainer draws."""
+    import random
+    from collections import deque
+
+    rng = random.Random(7)
+    edges = sorted({(a, b) for a in range(10) for b in range(10) if a != b and rng.random() < 0.17})
+    text = ("@pred e(x: int, y: int).\n@pred r(x: int, y: int).\n" + "".join(f"e({a}, {b}).\n" for a, b in edges)
+            + "r(X, Y) :- e(X, Y).\nr(X, Z) :- r(X, Y), e(Y, Z).\nr(X, Z) :- e(X, Y), r(Y, Z).\n")
+    kb = Materialisation(KnowledgeBase(check([parse(text, "t.dl")])))
+    left = f"t.dl:{text.splitlines().index('r(X, Z) :- r(X, Y), e(Y, Z).') + 1}"
+    shared, asked = Explainer(kb), 0
+    for start in range(10):
+        distance, queue = {start: 0}, deque([start])
+        while queue:
+            node = queue.popleft()
+            for a, b in edges:
+                if a == node and b not in distance:
+                    distance[b] = distance[node] + 1
+                    queue.append(b)
+        for target, d in sorted(distance.items()):
+            if target == start:  # a cycle back to the start is not a breadth-first distance
+                continue
+            graph = shared.why("r", (start, target))
+            root = graph.nodes[graph.graph["root"]]
+            assert root["height"] == d, (start, target)
+            if d > 1:  # the left recursion, rule 2, comes before the right one: the least Y at distance d − 1
+                rule = graph.nodes[next(iter(graph.successors(graph.graph["root"])))]
+                before = min(y for y, k in distance.items() if k == d - 1 and (y, target) in edges)
+                assert rule["bindings"]["Y"] == before and rule["where"] == left, (start, target, rule)
+            if asked % 7 == 0:
+                fresh = Explainer(kb).why("r", (start, target))
+                assert json.dumps(node_link_data(graph), sort_keys=True) == json.dumps(node_link_data(fresh), sort_keys=True)
+            asked += 1
+    assert asked > 40
+
+
 def test_negation_is_explained_by_why_not_and_every_leaf_is_a_fact_a_check_or_an_absence(session):
     chart = session.cast("辛巳", "寅", "午")
     graph = session.why(chart, "initial")
