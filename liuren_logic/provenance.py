@@ -32,6 +32,7 @@ from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
 from .engine import KnowledgeBase
 from .semantics import Value, arithmetic, compare, sort_key
+from .snapshot import collection_paused
 from .errors import LiurenError
 from .labels import ANY, atom_label, fill
 
@@ -114,13 +115,22 @@ class Explainer:
         self.kb = kb
         self.why_not_depth = why_not_depth
         self._firings: dict[GroundAtom, list[Firing]] = {}
+        self._ordered: set[GroundAtom] = set()  # the atoms whose firings have been put in firing order
         self._chosen: dict[GroundAtom, tuple[Firing, int]] = {}  # atom → a firing of least height, its height
         self._tables: dict[GroundAtom, S.Rule] | None = None  # fact → the @facts table it belongs to
         self._shapes: dict[str, Optional[list]] = {}  # fire relation → how its rows give the premises
 
     # firings -----------------------------------------------------------------
     def firings(self, atom: GroundAtom) -> list[Firing]:
-        """Every application of a rule that derives this ground atom."""
+        """Every application of a rule that derives this ground atom, in firing order (``sort_key``)."""
+        found = self._found(atom)
+        if atom not in self._ordered:
+            found.sort(key=lambda f: f.sort_key)
+            self._ordered.add(atom)
+        return found
+
+    def _found(self, atom: GroundAtom) -> list[Firing]:
+        """The applications of ``firings``, in no set order (found once)."""
         if atom in self._firings:
             return self._firings[atom]
         pred, args = atom
@@ -135,8 +145,6 @@ class Explainer:
                 firing = Firing(compiled, dict(zip(compiled.variables, row)))
                 firing.premises = self._premises(firing) if shape is None else [(p, take(row)) for p, take in shape]
                 found.append(firing)
-        if len(found) > 1:
-            found.sort(key=lambda f: f.sort_key)
         self._firings[atom] = found
         return found
 
@@ -198,7 +206,7 @@ class Explainer:
     def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None) -> Digraph:
         """A minimal-height derivation of a ground atom (through ``firing`` at the root, if given)."""
         root = (pred, tuple(args))
-        if not self.is_fact(root) and not self.firings(root):
+        if not self.is_fact(root) and not self._found(root):
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
         chosen = self._choose(root)
         if root in chosen and chosen[root][1] > MAX_HEIGHT:
@@ -214,7 +222,7 @@ class Explainer:
         root = (pred, tuple(args))
         if self.is_fact(root):
             return None
-        if not self.firings(root):
+        if not self._found(root):
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
         return self._choose(root)[root][0]
 
@@ -246,21 +254,21 @@ class Explainer:
         and counting the heights again at each depth cost more than it saved.)"""
         chosen, explored = self._chosen, {}
         stack = [root]
-        while stack:
-            atom = stack.pop()
-            if atom in explored or atom in chosen or self.is_fact(atom):
-                continue
-            explored[atom] = self.firings(atom)
-            for firing in explored[atom]:
-                stack.extend(p for p in firing.premises if p not in explored)
-        height, reached = self._least_heights(explored)
+        with collection_paused():  # firings make no cycles: the collector would only walk them
+            while stack:
+                atom = stack.pop()
+                if atom in explored or atom in chosen or self.is_fact(atom):
+                    continue
+                explored[atom] = self._found(atom)
+                for firing in explored[atom]:
+                    stack.extend(p for p in firing.premises if p not in explored)
+            height, reached = self._least_heights(explored)
         first = 0  # the index of an atom's first firing
         for atom, firings in explored.items():
             least = height.get(atom, math.inf)
-            for i, firing in enumerate(firings, first):  # in firing order: the first of least height
-                if reached[i] == least:
-                    chosen[atom] = (firing, least)
-                    break
+            usable = [f for i, f in enumerate(firings, first) if reached[i] == least]
+            if usable:
+                chosen[atom] = (min(usable, key=lambda f: f.sort_key), least)
             first += len(firings)
         return chosen
 
