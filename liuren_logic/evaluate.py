@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections import ChainMap, defaultdict
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import add, itemgetter, not_
 from types import MappingProxyType
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -216,7 +216,8 @@ class _Body:
     variable are checked when the index is built); an atom bound in every argument is
     looked up in the relation itself; an assignment or test is computed once per
     distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
-    branch) is built without a loop in Python, and a join reads it without a loop per tail.
+    branch) is built without a loop in Python, and a join reads it without a loop per tail; a
+    filter (a lookup, a negation, a test) keeps its bindings without a loop in Python.
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()):
@@ -291,26 +292,25 @@ class _Body:
             kind = op[0]
             if kind == "member":
                 rows, key = (delta if op[5] else store).rows(op[1]), op[4]
-                out = [b for b in bindings if key(b) in rows]
+                out = list(compress(bindings, map(rows.__contains__, map(key, bindings))))
             elif kind == "absent":
                 rows, key = store.rows(op[1]), op[4]
-                out = [b for b in bindings if key(b) not in rows]
+                out = list(compress(bindings, map(not_, map(rows.__contains__, map(key, bindings)))))
             elif kind in ("join", "semijoin", "not"):
                 _, pred, positions, spec, key, from_delta = op
                 table, one = (delta if from_delta else store).table(spec)
                 if kind == "not":
-                    out = [b for b in bindings if key(b) not in table]
+                    out = list(compress(bindings, map(not_, map(table.__contains__, map(key, bindings)))))
                 elif kind == "semijoin":
-                    out = [b for b in bindings if key(b) in table]
+                    out = list(compress(bindings, map(table.__contains__, map(key, bindings))))
                 elif not positions:
                     tails = table.get((), ())
                     out = list(tails) if bindings == [()] else [b + t for b in bindings for t in tails]
                 elif one:  # a key per row: at most one tail a binding
-                    get = table.get
-                    out = [b + t for b in bindings if (t := get(key(b))) is not None]
+                    out = [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
                 else:
-                    get = table.get
-                    out = [b + t for b in bindings for t in get(key(b), ())]
+                    out = [b + t for b, tails in zip(bindings, map(table.get, map(key, bindings), repeat(())))
+                           for t in tails]
             elif kind == "assign":
                 keys, computed = op[1](bindings)
                 out = [b + (v,) for b, v in zip(bindings, map(computed.__getitem__, keys)) if v is not None]
@@ -381,8 +381,9 @@ def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
     return itemgetter(*positions)
 
 
-def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
-    """Builds a head tuple from a fire tuple: variables by slot, constants appended once."""
+def _heads_function(args, slots: dict[str, int]) -> Callable[[list], Iterable[tuple]]:
+    """Builds the head tuples of a list of fire tuples, without a Python call per fire:
+    variables by slot, constants appended once."""
     constants = tuple(a.value for a in args if isinstance(a, S.Const))
     width = len(slots)
     picks, k = [], 0
@@ -393,9 +394,11 @@ def _row_function(args, slots: dict[str, int]) -> Callable[[tuple], tuple]:
         else:
             picks.append(slots[arg.name])
     get = itemgetter(*picks)
-    if len(picks) == 1:
-        return (lambda fire: (get(fire + constants),)) if constants else (lambda fire: (fire[picks[0]],))
-    return (lambda fire: get(fire + constants)) if constants else get
+    if constants:
+        values = (lambda fires: map(get, map(add, fires, repeat(constants))))
+    else:
+        values = (lambda fires: map(get, fires))
+    return (lambda fires: zip(values(fires))) if len(picks) == 1 else values
 
 
 def _names(atom: S.Atom) -> set[str]:
@@ -447,19 +450,19 @@ class _Rule:
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.body = _Body(compiled.body, compiled.aggregates)
         self.moves = [] if stratum else _moves(compiled.body, fixed)  # orders it may be derived in
-        self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, head reader
+        self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, heads reader
         self.deltas = [_Body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
                        if isinstance(literal, S.Atom) and literal.pred in stratum]
         self.inner = []  # (aggregate, its body, the helper row of a binding)
         for agg in compiled.aggregates.values():
             inner = _Body(agg.context + agg.body, {})
             self.inner.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
-        self.head = _row_function(compiled.rule.head.args, self.body.slots)
+        self.heads = _heads_function(compiled.rule.head.args, self.body.slots)
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
 
     def planned(self, store: _Store) -> tuple[_Body, Callable]:
         """The body to derive this rule's heads over the store with (its own order, or one with the
-        moves that pay for these relations' sizes, :func:`_moves`), and its head reader. The order
+        moves that pay for these relations' sizes, :func:`_moves`), and its heads reader. The order
         changes the order of binding, not the firings."""
         made, touched = [], set()
         for move in self.moves:  # in order: a lookup, where it pays, before a smaller table of the same atoms
@@ -468,14 +471,14 @@ class _Rule:
                 touched.update(move[1:])
         made = tuple(made)
         if not made:
-            return self.body, self.head
+            return self.body, self.heads
         if made not in self._orders:
             order = list(range(len(self.compiled.body)))
             for _, moved, before in made:
                 order.remove(moved)
                 order.insert(order.index(before), moved)
             body = _Body(schedule([self.compiled.body[k] for k in order], set()), self.compiled.aggregates)
-            self._orders[made] = body, _row_function(self.compiled.rule.head.args, body.slots)
+            self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots)
         return self._orders[made]
 
     def _pays(self, move: tuple, store: _Store) -> bool:
@@ -527,11 +530,6 @@ class _Rule:
                                   for group, terms in groups.items()}
             helpers.append((agg, rows if width else [(ALL, *row) for row in rows]))
         return helpers, values
-
-    def fire(self, body: _Body, store: _Store, values: dict, delta: "_Store | None" = None):
-        """(fire tuples, head tuples) of one body of this rule."""
-        fires = self.run(body, store, values, delta)
-        return fires, list(map(self.head, fires))
 
     def run(self, body: _Body, store: _Store, values: dict, delta=None, given: tuple = ()) -> list[tuple]:
         """The fire tuples of one body of this rule (:meth:`_Body.run`), arithmetic past the integer
@@ -760,13 +758,12 @@ class Materialisation:
                     self._add(rule, agg.helper, rows)
         if not recursive:
             for rule in rules:
-                body, head = rule.planned(self.store)
+                body, heads = rule.planned(self.store)
                 fires = rule.run(body, self.store, values[rule])
-                heads = list(map(head, fires))
                 if fires:  # a rule that fires nowhere leaves its relations as they are
                     self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
                     self._unfired[rule.compiled.fire] = (rule, values[rule])
-                    self._add(rule, rule.compiled.rule.head.pred, heads)
+                    self._add(rule, rule.compiled.rule.head.pred, heads(fires))
             return
         self._recursive.update((rule.compiled.fire, (rule, values[rule])) for rule in rules)
         delta = self._round(values, [(rule, rule.body) for rule in rules], None)
@@ -795,7 +792,7 @@ class Materialisation:
                 raise EvaluationLimit(rule.compiled.rule, f"{rule.compiled.fire} grew past the limit of "
                                       f"{self.limits.firings} firings found in recursion")
             pred = rule.compiled.rule.head.pred
-            fresh = set(map(rule.head, fires))  # as a set at once: firings repeat heads many times over
+            fresh = set(rule.heads(fires))  # as a set at once: firings repeat heads many times over
             del fires
             fresh -= self.store.rows(pred)
             if fresh:
@@ -829,7 +826,7 @@ class Materialisation:
             self._help(self._unhelped[pred])
         if pred in self._unfired:
             rule, values = self._unfired.pop(pred)
-            self.store.add(pred, rule.fire(rule.body, self.store, self._help(rule) if values is None else values)[0])
+            self.store.add(pred, rule.run(rule.body, self.store, self._help(rule) if values is None else values))
         elif self.base is not None and (pred in self.base._unfired or pred in self.base._unhelped):
             self.base._fired(pred)
 
