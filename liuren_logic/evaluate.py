@@ -415,17 +415,21 @@ def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
       (without constants: a scan), which makes the first the join, its table built on the other
       relation.
     """
+    atoms = [k for k, literal in enumerate(body) if isinstance(literal, S.Atom)]
+    chart = [k for k in atoms if body[k].pred not in fixed]
+    lookups = [k for k in atoms if body[k].pred in fixed]
+    if not chart or not lookups and chart[:2] != [0, 1]:
+        return []
+    names = {k: _names(body[k]) for k in atoms}
     moves, bound = [], set()
     for at, literal in enumerate(body):
-        if isinstance(literal, S.Atom) and literal.pred not in fixed and _names(literal) - bound:
-            adds = _names(literal) - bound
-            lookup = next((k for k in range(at + 1, len(body)) if isinstance(body[k], S.Atom)
-                           and body[k].pred in fixed and adds <= _names(body[k]) <= bound | adds), None)
+        if at in chart and names[at] - bound:
+            adds = names[at] - bound
+            lookup = next((k for k in lookups if k > at and adds <= names[k] <= bound | adds), None)
             if lookup is not None:
                 moves.append(("lookup", lookup, at))
-        bound |= binds(literal, bound)
-    if (len(body) > 1 and all(isinstance(l, S.Atom) and l.pred not in fixed for l in body[:2])
-            and _names(body[0]) & _names(body[1]) and _names(body[1]) - _names(body[0])
+        bound |= names[at] if at in names else binds(literal, bound)
+    if (chart[:2] == [0, 1] and names[0] & names[1] and names[1] - names[0]
             and not any(isinstance(arg, S.Const) for arg in body[1].args)):
         moves.append(("smaller", 1, 0))
     return moves
