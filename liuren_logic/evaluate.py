@@ -49,6 +49,7 @@ class Limits:
 
 
 
+PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
 SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
 
 
@@ -667,6 +668,7 @@ class Materialisation:
         self._by_chart: dict[str, MappingProxyType] = {}  # relation → chart id → its rows (by_chart)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
+        self.planning = True  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
         if base is None:
             self.plan = _Plan(kb)
             self.store = _Store(asked=self.plan.asked)
@@ -719,6 +721,7 @@ class Materialisation:
             if pred not in shared:
                 batch.store.add(pred, rows)
         batch._pending = set(range(len(self.plan.dynamic)))
+        batch.planning = max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts' tables cost less than planning
         return batch
 
     def _alike_with(self, other: "Materialisation") -> frozenset:
@@ -762,7 +765,7 @@ class Materialisation:
                     self._add(rule, agg.helper, rows)
         if not recursive:
             for rule in rules:
-                body, heads = rule.planned(self.store)
+                body, heads = rule.planned(self.store) if self.planning else (rule.body, rule.heads)
                 fires = rule.run(body, self.store, values[rule])
                 if fires:  # a rule that fires nowhere leaves its relations as they are
                     self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
