@@ -15,7 +15,8 @@ index probe), an assignment or test (a closure built from the syntax tree, no ``
 or an aggregate lookup. Values mean what :mod:`~liuren_logic.semantics` says.
 
 A rule outside recursion may be evaluated in another join order than its own when the sizes
-of the relations it reads make that cheaper (:meth:`_Rule.planned`); a constant index holds
+of the relations it reads make that cheaper (:meth:`_Rule.planned`; a batch of a few charts
+does not plan: its tables cost less than planning would); a constant index holds
 only the constants the rules ask. A recursive stratum is evaluated semi-naively: after a
 first full round, each round fires only the bodies that read one of the last round's new
 tuples; its firings are counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
@@ -46,7 +47,6 @@ class Limits:
     tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
     rounds: int = 10_000  # rounds of one recursive stratum
     firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
-
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
