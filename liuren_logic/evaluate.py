@@ -613,10 +613,7 @@ def _by_first(rows) -> dict:
     groups = defaultdict(list)
     for row in rows:
         groups[row[0]].append(row[1:])
-    try:
-        return {first: tuple(sorted(tails)) for first, tails in groups.items()}
-    except TypeError:  # a column of mixed kinds: sort_key orders each kind as sorted() does
-        return {first: tuple(sorted(tails, key=sort_key)) for first, tails in groups.items()}
+    return {first: tuple(_sorted(tails)) for first, tails in groups.items()}
 
 
 def _sorted(rows) -> list[tuple]:

@@ -206,9 +206,7 @@ class Session:
         """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
         branches, none = members(self.base, "branch"), given_facts(self.base)
-        with collection_paused():
-            inputs = [self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)]
-            return self.cast_many(inputs)
+        return self.cast_many([self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)])
 
     # reading -----------------------------------------------------------------
     def chart(self, chart_id: str) -> Optional[Chart]:
