@@ -21,6 +21,9 @@ MARK_ORDER = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"
 KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names come first
 
 
+_VALUE, _PAIR = itemgetter(1), itemgetter(1, 2)  # of a row as held: its first value after the chart id; its first two
+
+
 def _place(row: tuple) -> int:
     """The board's rank of the place a row's last value names (one it does not list, after all)."""
     return PLACE_ORDER.get(row[-1], 9)
@@ -139,16 +142,16 @@ class Chart:
         return self.inputs.id
 
     def rows(self, pred: str) -> list[tuple]:
-        """The KB's tuples of ``pred`` for this chart, without the chart id."""
-        return list(self._rows(pred))
+        """The KB's tuples of ``pred`` for this chart, sorted, without the chart id."""
+        return [row[1:] for row in self._rows(pred)]
 
     def _rows(self, pred: str) -> "Sequence[tuple]":
-        """As :meth:`rows`, as the session holds them (not a copy)."""
+        """As :meth:`rows`, as the session holds them: the chart id first (not a copy)."""
         return self._by_chart(pred).get(self._id, ())
 
     def _one(self, pred: str):
         rows = self._rows(pred)
-        return rows[0][0] if rows else None
+        return rows[0][1] if rows else None
 
     @property
     def day(self) -> str:
@@ -173,7 +176,7 @@ class Chart:
 
     @property
     def subnames(self) -> list[str]:
-        return [row[0] for row in self._rows("subname")]
+        return list(map(_VALUE, self._rows("subname")))
 
     @property
     def daytime(self) -> Optional[bool]:
@@ -190,35 +193,35 @@ class Chart:
 
     @cached
     def generals(self) -> dict[str, str]:
-        return dict(self._rows("general"))
+        return dict(map(_PAIR, self._rows("general")))
 
     @cached
     def heaven(self) -> dict[str, str]:
         """地盤 branch → the 天盤 branch over it."""
-        return dict(self._rows("tianpan"))
+        return dict(map(_PAIR, self._rows("tianpan")))
 
     @cached
     def void(self) -> list[str]:
         """The two void branches (旬空), in branch order."""
         order = self.session.lookup("branch_index", self.id)
-        return sorted((row[0] for row in self._rows("void")), key=order.get)
+        return sorted(map(_VALUE, self._rows("void")), key=order.get)
 
     @cached
     def hidden_stems(self) -> dict[str, str]:
-        return dict(self._rows("hidden_stem"))
+        return dict(map(_PAIR, self._rows("hidden_stem")))
 
     @cached
     def lessons(self) -> list[Lesson]:
-        return [Lesson(n, upper, lower, self.generals.get(upper)) for n, upper, lower in self._rows("lesson")]
+        return [Lesson(n, upper, lower, self.generals.get(upper)) for _, n, upper, lower in self._rows("lesson")]
 
     @cached
     def transmissions(self) -> list[Transmission]:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
-        general, stem = dict(self._rows("transmission_general")), dict(self._rows("transmission_stem"))
-        kin, void = dict(self._rows("transmission_kin")), {n for (n,) in self._rows("transmission_void")}
+        general, stem = (dict(map(_PAIR, self._rows(p))) for p in ("transmission_general", "transmission_stem"))
+        kin, void = dict(map(_PAIR, self._rows("transmission_kin"))), set(map(_VALUE, self._rows("transmission_void")))
         return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void,
                              self.strength.get(b), self.stages.get(b))
-                for n, b in self._rows("transmission")]
+                for _, n, b in self._rows("transmission")]
 
     @cached
     def spirits(self) -> list[tuple[str, str, str]]:
@@ -226,14 +229,14 @@ class Chart:
         if "spirit_present" not in self._preds:
             return []
         by_place = sorted(self._rows("spirit_present"), key=_place)  # held by spirit: so within a place
-        return self.session.shared((where, branch, spirit) for spirit, branch, where in by_place)
+        return self.session.shared(map(itemgetter(3, 2, 1), by_place))  # (where, branch, spirit)
 
     @cached
     def patterns(self) -> list[tuple[str, str]]:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self._preds:
             return []
-        groups, names = self.session.lookup("pattern_group", self.id), [p for (p,) in self._rows("pattern")]
+        groups, names = self.session.lookup("pattern_group", self.id), list(map(_VALUE, self._rows("pattern")))
         pairs = self.session.shared(zip(map(groups.get, names, repeat("？")), names))
         pairs.sort(key=itemgetter(0))  # held by name: so within a group
         return pairs
@@ -243,7 +246,7 @@ class Chart:
         """(pattern, relief) for each spoiled combination a good spirit or general relieves."""
         if "pattern_relief" not in self._preds:
             return []
-        return list(self._rows("pattern_relief"))  # sorted as held
+        return self.rows("pattern_relief")
 
     @cached
     def keti(self) -> list[str]:
@@ -251,7 +254,7 @@ class Chart:
         if "keti" not in self._preds:
             return []
         groups, method = self.session.lookup("keti_group", self.id), self.method
-        return sorted((k for (k,) in self._rows("keti")),
+        return sorted(map(_VALUE, self._rows("keti")),
                       key=lambda k: (k != method, KETI_RANK.get(groups.get(k), 3), str(k)))
 
     @cached
@@ -260,7 +263,7 @@ class Chart:
         if "bifa" not in self._preds:
             return []
         numbers = self.session.lookup("bifa_line", self.id)
-        return sorted(self.session.shared((numbers[f], f) for (f,) in self._rows("bifa")))
+        return sorted(self.session.shared((numbers[f], f) for _, f in self._rows("bifa")))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
     def _known(self, pred: str) -> "Sequence[tuple]":
@@ -273,29 +276,29 @@ class Chart:
         born = self._known("born")
         if not born:
             return {}
-        uppers, generals = dict(self._known("life_upper")), dict(self._known("life_general"))
-        points = sorted(self._known("life_point"), key=lambda r: r[0] != "本命")
+        uppers, generals = (dict(map(_PAIR, self._known(p))) for p in ("life_upper", "life_general"))
+        points = sorted(self._known("life_point"), key=lambda r: r[1] != "本命")
         xingnian, age, sex = self._known("xingnian"), self._known("age"), self._known("sex")
-        return {"born": "".join(born[0]), "sex": sex[0][0] if sex else None, "age": age[0][0] if age else None,
-                "xingnian": "".join(xingnian[0]) if xingnian else None,
-                "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for r, b in points}}
+        return {"born": "".join(born[0][1:]), "sex": sex[0][1] if sex else None, "age": age[0][1] if age else None,
+                "xingnian": "".join(xingnian[0][1:]) if xingnian else None,
+                "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for _, r, b in points}}
 
     @cached
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
         order = self.session.lookup("strength_order", self.id)
-        return dict(sorted(self._known("element_strength"), key=lambda r: order.get(r[1], 9)))
+        return dict(map(_PAIR, sorted(self._known("element_strength"), key=lambda r: order.get(r[2], 9))))
 
     @cached
     def strength(self) -> dict[str, str]:
         """旺相休囚死 of every stem and branch."""
-        return dict(self._known("strength"))  # sorted as held
+        return dict(map(_PAIR, self._known("strength")))  # sorted as held
 
     @cached
     def stages(self) -> dict[str, str]:
         """The day stem's 十二長生 stage on each branch, in branch order."""
         order = self.session.lookup("branch_index", self.id)
-        return dict(sorted(self._known("stage"), key=lambda r: order.get(r[0])))
+        return dict(map(_PAIR, sorted(self._known("stage"), key=lambda r: order.get(r[1]))))
 
     @cached
     def marks(self) -> list[dict]:
@@ -303,8 +306,8 @@ class Chart:
         (``mark_present``: 干上, 干陰, 支上, 支陰 or a transmission)."""
         under = {upper: earth for earth, upper in self.heaven.items()}
         shows = sorted(self._known("mark_present"), key=_place)
-        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for x, _, w in shows if x == m]}
-                for m, b in sorted(self._known("day_mark"), key=lambda r: MARK_ORDER.get(r[0], 9))]
+        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for _, x, _, w in shows if x == m]}
+                for _, m, b in sorted(self._known("day_mark"), key=lambda r: MARK_ORDER.get(r[1], 9))]
 
     @cached
     def generals_nature(self) -> dict[str, dict]:
@@ -312,7 +315,7 @@ class Chart:
         element, omen = (self.session.lookup(pred, self.id) for pred in ("general_element", "general_omen"))
         order = self.session.lookup("branch_index", self.id)
         return {b: {"general": g, "element": element.get(g), "omen": omen.get(g), "ride": r}
-                for b, g, r in sorted(self._known("general_ride"), key=lambda r: order.get(r[0]))}
+                for _, b, g, r in sorted(self._known("general_ride"), key=lambda r: order.get(r[1]))}
 
     @property
     def sanchuan(self) -> str:

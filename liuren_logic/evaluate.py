@@ -609,18 +609,27 @@ def _facts_by_relation(program) -> dict[str, set]:
 
 
 def _by_first(rows) -> dict:
-    """Rows grouped by their first value: each group's tails, sorted as :func:`_sorted` sorts, in a tuple."""
+    """Rows grouped by their first value: each group the rows themselves (no copies), sorted as
+    :func:`_sorted` sorts, in a tuple."""
     groups = defaultdict(list)
     for row in rows:
-        groups[row[0]].append(row[1:])
-    return {first: tuple(_sorted(tails)) for first, tails in groups.items()}
+        groups[row[0]].append(row)
+    for group in groups.values():
+        _sort(group)
+    return {first: tuple(group) for first, group in groups.items()}
 
 
 def _sorted(rows) -> list[tuple]:
+    rows = list(rows)
+    _sort(rows)
+    return rows
+
+
+def _sort(rows: list) -> None:
     try:
-        return sorted(rows)  # a column of one kind sorts as it is
+        rows.sort()  # a column of one kind sorts as it is
     except TypeError:
-        return sorted(rows, key=sort_key)
+        rows.sort(key=sort_key)
 
 
 class Materialisation:
@@ -869,12 +878,12 @@ class Materialisation:
     def chart_rows(self, pred: str, chart_id: Value) -> list[tuple]:
         """``query(pred, [chart_id, None …])`` without the chart id: the relation is read once
         for every chart of the batch (:meth:`by_chart`)."""
-        return list(self.by_chart(pred).get(chart_id, ()))
+        return [row[1:] for row in self.by_chart(pred).get(chart_id, ())]
 
     def by_chart(self, pred: str) -> "MappingProxyType[Value, tuple]":
-        """A read-only mapping from each chart id of the batch to its rows of ``pred``, as
-        :meth:`chart_rows` gives them but in a tuple: the relation is evaluated and grouped when
-        first asked, then final (the strata it rests on are evaluated)."""
+        """A read-only mapping from each chart id of the batch to its rows of ``pred`` as the
+        store holds them (the chart id first), sorted, in a tuple: the relation is evaluated and
+        grouped when first asked, then final (the strata it rests on are evaluated)."""
         charts = self._by_chart.get(pred)
         if charts is None:
             with collection_paused():  # what evaluating and grouping make has no cycles: one collection after

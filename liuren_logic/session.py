@@ -70,14 +70,14 @@ class ReadOnlyKB:
 
 class _Asked:
     """pyDatalog's answers in the shape of :meth:`Materialisation.by_chart`: a relation's rows
-    for a chart id, asked when read."""
+    for a chart id (the id first), asked when read."""
 
     def __init__(self, kb, pred: str):
         self.kb, self.pred = kb, pred
 
     def get(self, chart_id: str, default=()) -> list[tuple]:
         pattern = [chart_id] + [None] * (self.kb.program.preds[self.pred].arity - 1)
-        return [row[1:] for row in self.kb.query(self.pred, pattern)] or default
+        return self.kb.query(self.pred, pattern) or default
 
 
 class Session:
@@ -218,15 +218,16 @@ class Session:
         return self._sources.get(chart_id, self.base)
 
     def rows(self, pred: str, chart_id: str) -> list[tuple]:
-        return [(chart_id, *row) for row in self.chart_rows(pred, chart_id)]
+        """A chart's tuples of ``pred``, sorted, the chart id first."""
+        return list(self.by_chart(chart_id)(pred).get(chart_id, ()))
 
     def chart_rows(self, pred: str, chart_id: str) -> list[tuple]:
         """A chart's tuples of ``pred``, sorted, without the chart id."""
-        return list(self.by_chart(chart_id)(pred).get(chart_id, ()))
+        return [row[1:] for row in self.by_chart(chart_id)(pred).get(chart_id, ())]
 
     def by_chart(self, chart_id: str) -> Callable[[str], Mapping[str, Sequence[tuple]]]:
         """What answers for a chart, by relation: ``by_chart(chart_id)(pred)`` maps chart ids to
-        their rows of ``pred`` (sorted, without the id; read-only), as its batch holds them."""
+        their rows of ``pred`` (sorted, the id first; read-only), as its batch holds them."""
         source = self.source(chart_id)
         return source.by_chart if isinstance(source, Materialisation) else partial(_Asked, source)
 
