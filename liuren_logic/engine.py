@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from itertools import count
-from typing import Optional, Sequence
+from threading import Lock
+from typing import Callable, Optional, Sequence
 
 from . import compiler
 from . import syntax as S
@@ -37,33 +38,63 @@ def Logic(*args):  # noqa: N802 - pyDatalog's; imported, as Term, on the first c
     return logic(*args)
 
 
-class KnowledgeBase:
-    """A checked program compiled into a fresh pyDatalog logic.
+class Prepared:
+    """What a checked program and its compiled rules give that no cast changes, worked out once and
+    shared by every knowledge base loaded from the same files (:mod:`.snapshot` keeps one per
+    entry): the rules by relation, what a query may ask, the facts' origins, and the bottom-up
+    engine's plan of the rules (:meth:`plan`, made on first use). Nothing here changes once made.
 
-    ``rules``: the program's rules as :func:`compiler.plan` compiles them, when known already;
-    ``static``: the chart-independent relations the bottom-up engine evaluated for this
-    program (:meth:`~liuren_logic.evaluate.Materialisation.static_state`), when known."""
+    ``rules``: the program's rules as :func:`compiler.plan` compiles them, when known already."""
 
-    def __init__(self, program: Program, name: str = "kb", school=None, rules: Optional[list] = None,
-                 static: Optional[dict] = None):
+    def __init__(self, program: Program, rules: Optional[list] = None):
         self.program = program
-        self.name = name
-        self.school = school  # the School it was loaded for, if any (its calendar readings)
-        self.static = static
         self.rules = rules if rules is not None else [compiler.plan(rule, i) for i, rule in enumerate(program.rules)]
-        self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list)
+        self.rules_for: dict[str, list[compiler.CompiledRule]] = {}
         for compiled in self.rules:
-            self.rules_for[compiled.rule.head.pred].append(compiled)
+            self.rules_for.setdefault(compiled.rule.head.pred, []).append(compiled)
         # what a query may ask: the KB's relations, and the fire and aggregate helper relations of its rules
         self.arity = {decl.name: decl.arity for decl in program.preds.values()}
         for compiled in self.rules:
             self.arity[compiled.fire] = len(compiled.variables)
             for agg in compiled.aggregates.values():
                 self.arity[agg.helper] = max(len(agg.group), 1) + len(agg.inner)
-        self.origins: dict[tuple, str] = {}  # (pred, args) → "file:line" or why a runtime fact holds
+        self.origins: dict[tuple, str] = {}  # (pred, args) → "file:line" of each fact
         for fact in program.facts:
-            key = (fact.head.pred, tuple(a.value for a in fact.head.args))
-            self.origins.setdefault(key, f"{fact.pos.path}:{fact.pos.line}")
+            path, line, _ = fact.at
+            self.origins.setdefault((fact.head.pred, tuple([a.value for a in fact.head.args])), f"{path}:{line}")
+        self._plan = None
+        self._planning = Lock()
+
+    def plan(self, make: Callable[[], object]):
+        """The bottom-up engine's plan of these rules: ``make()``'s, made once (another thread
+        asking meanwhile waits for it: none sees a plan half made)."""
+        if self._plan is None:
+            with self._planning:
+                if self._plan is None:
+                    self._plan = make()
+        return self._plan
+
+
+class KnowledgeBase:
+    """A checked program compiled into a fresh pyDatalog logic.
+
+    ``prepared``: what the program gives that no cast changes (:class:`Prepared`), when known
+    already; ``static``: the chart-independent relations the bottom-up engine evaluated for this
+    program (:meth:`~liuren_logic.evaluate.Materialisation.static_state`), when known."""
+
+    def __init__(self, program: Program, name: str = "kb", school=None, prepared: Optional[Prepared] = None,
+                 static: Optional[dict] = None):
+        self.program = program
+        self.name = name
+        self.school = school  # the School it was loaded for, if any (its calendar readings)
+        self.static = static
+        self.prepared = prepared if prepared is not None else Prepared(program)
+        if self.prepared.program is not program:
+            raise ValueError("prepared for another program")
+        self.rules = self.prepared.rules
+        self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list, self.prepared.rules_for)
+        self.arity = self.prepared.arity  # read only
+        self.origins: dict[tuple, str] = dict(self.prepared.origins)  # and why each runtime fact holds
         self.faults: list = []  # (rule, message) of arithmetic past the integer limit, from pyDatalog
         self._logic = None  # compiled on first use: a session that only materialises never needs it
         self._pending: list[tuple[str, tuple]] = []  # run-time facts given before the compile

@@ -676,15 +676,12 @@ class Materialisation:
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         self.planning = True  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
         if base is None:
-            self.plan = _Plan(kb)
+            self.plan = kb.prepared.plan(lambda: _Plan(kb))  # one for every session of the program
             self.store = _Store(asked=self.plan.asked)
-            self.origins = {}
-            for fact in kb.program.facts:
-                args = tuple(a.value for a in fact.head.args)
-                if static is None:
-                    self.store.add(fact.head.pred, [args])
-                self.origins.setdefault((fact.head.pred, args), f"{fact.pos.path}:{fact.pos.line}")
+            self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
             if static is None:
+                for (pred, args) in self.origins:
+                    self.store.add(pred, [args])
                 with collection_paused():
                     for rules, recursive in self.plan.static:
                         self._stratum(rules, recursive)

@@ -141,7 +141,7 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
     root = root or kb_root()
     sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
     loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources))
-    return KnowledgeBase(loaded.program, name, school, rules=loaded.rules, static=loaded.static)
+    return KnowledgeBase(loaded.prepared.program, name, school, loaded.prepared, loaded.static)
 
 
 def _read_kb_file(path: Path, root: Path) -> bytes:
@@ -173,7 +173,7 @@ def _load_afresh(sources) -> snapshot.Loaded:
         static = Materialisation(kb).static_state()
     except EvaluationLimit:  # the engine says so again when a session evaluates it
         static = None
-    return snapshot.Loaded(kb.program, kb.rules, static)
+    return snapshot.Loaded(kb.prepared, static)
 
 
 def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,

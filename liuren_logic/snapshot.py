@@ -26,6 +26,7 @@ from . import syntax as S
 from .checker import Program
 from .compiler import CompiledAggregate, CompiledRule
 from .digraph import Digraph
+from .engine import Prepared
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
 
@@ -33,8 +34,7 @@ _memory: dict[str, "Loaded"] = {}
 
 
 class Loaded(NamedTuple):
-    program: Program
-    rules: list  # the compiled rules, in the program's order
+    prepared: Prepared  # the program, its compiled rules in the program's order, and what they give
     static: Optional[Static]  # None when the static part could not be evaluated within the limits
 
 
@@ -66,7 +66,7 @@ def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loa
 
 
 def _encode(loaded: Loaded) -> bytes:
-    program = loaded.program
+    program = loaded.prepared.program
     graph = program.dependencies
     given = {pred: set(rows) for pred, rows in _given(program).items()}
     header = {
@@ -77,7 +77,7 @@ def _encode(loaded: Loaded) -> bytes:
                                                        for pred, rows in loaded.static.items()],
     }
     lines = [cache.dumps(header)]
-    compiled = iter(loaded.rules)
+    compiled = iter(loaded.prepared.rules)
     for module in program.modules:
         rules = [next(compiled) for rule in module.rules if not rule.is_fact]
         lines += [cache.encode_module(module), cache.dumps([_compiled_data(c, module.path) for c in rules])]
@@ -145,7 +145,7 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
     if static is not None:
         given = _given(program)
         static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
-    return Loaded(program, compiled, static)
+    return Loaded(Prepared(program, compiled), static)
 
 
 def _given(program: Program) -> dict[str, tuple]:

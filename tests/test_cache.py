@@ -297,3 +297,31 @@ def test_a_relation_only_facts_give_is_stored_once_in_a_school_entry(store, tmp_
     again = load_files([path]).static
     assert {p: set(r) for p, r in again.items()} == {p: set(r) for p, r in first.items()}
     assert set(again["e"]) == {("子", "丑"), ("丑", "寅")}
+
+
+def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_path):
+    """What the bottom-up engine prepares depends only on the loaded program: two loads of the same
+    files share it (threads asking at once included); a user's extra file, or a changed file, has its own."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from liuren_logic.evaluate import Materialisation
+    from liuren_logic.school import load_files
+
+    path, mine = tmp_path / "kb.dl", tmp_path / "mine.dl"
+    path.write_text("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred at(x: b) input.\n@pred t(x: b, y: b).\n"
+                    "e(子, 丑). e(丑, 寅).\nt(X, Y) :- at(X), e(X, Y).\n", "utf-8")
+    mine.write_text("@pred u(x: b).\nu(Y) :- t(_, Y).\n", "utf-8")
+    first = load_files([path])
+    with ThreadPoolExecutor(4) as pool:
+        plans = list(pool.map(lambda _: Materialisation(first, static=first.static).plan, range(8)))
+    again = load_files([path])
+    assert again is not first and again.prepared is first.prepared
+    assert all(plan is plans[0] for plan in plans) and Materialisation(again, static=again.static).plan is plans[0]
+    other = load_files([path, mine])
+    assert Materialisation(other, static=other.static).plan is not plans[0]
+    path.write_text(path.read_text("utf-8").replace("at(X), e(X, Y)", "at(Y), e(X, Y)"), "utf-8")
+    changed = load_files([path])
+    base = Materialisation(changed, static=changed.static)
+    assert changed.prepared is not first.prepared and base.plan is not plans[0]
+    batch = base.extend([("at", ("丑",), "given")])
+    assert batch.query("t", [None, None]) == [("子", "丑")]
