@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, has_path, shortest_path
@@ -32,18 +33,22 @@ class Program:
     rules: list[S.Rule] = field(default_factory=list)
     members: dict[str, frozenset | None] = field(default_factory=dict)
     dependencies: Digraph = field(default_factory=Digraph)
+    _moving: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, moving())
 
     def rules_for(self, pred: str) -> list[S.Rule]:
         return [r for r in self.rules if r.head.pred == pred]
 
-    def moving(self) -> set[str]:
-        """The relations a chart's input facts can change: the input relations and all they reach."""
+    def moving(self) -> frozenset[str]:
+        """The relations a chart's input facts can change: the input relations and all they reach
+        (worked out once for a dependency graph: a checked program does not change)."""
         graph = self.dependencies
-        moving: set[str] = set()
-        for decl in self.preds.values():
-            if decl.input and decl.name in graph:
-                moving |= {decl.name} | descendants(graph, decl.name)
-        return moving
+        if self._moving is None or self._moving[0] is not graph:
+            moving: set[str] = set()
+            for decl in self.preds.values():
+                if decl.input and decl.name in graph:
+                    moving |= {decl.name} | descendants(graph, decl.name)
+            self._moving = (graph, frozenset(moving))
+        return self._moving[1]
 
     def strata(self) -> list[tuple[tuple[str, ...], bool]]:
         """Groups of mutually recursive relations, lowest first, each with whether it recurses."""
