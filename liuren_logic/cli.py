@@ -188,7 +188,8 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
 
     session = Session(school or args.school, parse_readings(args.reading) if readings is None else readings,
                       args.kb, engine=args.engine)
-    gc.freeze()  # the command keeps what it loaded to its end (main): no collection need scan it
+    if getattr(args, "freeze", False):
+        gc.freeze()  # the command keeps what it loaded to its end: no collection need scan it
     gc.enable()
     if session.kb.school is not None and session.kb.school.note():
         _say(f"liuren: note: {session.kb.school.note()}")
@@ -574,25 +575,36 @@ def _tolerant(stream) -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Run one command in this process, leaving the garbage collector as it was."""
-    enabled = gc.isenabled()
+    """Run one command in this process as a library call (a test, a notebook): the garbage
+    collector is as it was on return. What the command loaded is frozen while it runs
+    (``_session``) only when the caller had nothing frozen, and thawed again."""
+    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
     try:
-        return run(argv)
+        return _run(argv, freeze=not frozen)
     finally:
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
+        if not frozen:
+            gc.unfreeze()
+        (gc.enable if enabled else gc.disable)()
 
 
-def run(argv: Optional[Sequence[str]] = None) -> int:
-    """The ``liuren`` command. The garbage collector waits until the school is loaded; what the
-    load built is then frozen (``_session``): no collection scans it again, not even the one at
-    exit (``main`` thaws it for a caller that goes on)."""
+run = main  # what installed ``liuren`` scripts before ``console`` call
+
+
+def console() -> int:
+    """The ``liuren`` program: as :func:`main`, but what the command loaded stays frozen until
+    the process ends, so that not even the collection at exit scans it."""
+    return _run(None, freeze=True)
+
+
+def _run(argv: Optional[Sequence[str]], freeze: bool) -> int:
+    """The command. The garbage collector waits until the school is loaded; what the load built is
+    then frozen (``freeze``, ``_session``): no collection scans it again."""
     gc.disable()
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
     try:
         args = build_parser().parse_args(argv)
+        args.freeze = freeze
         if args.command == "cast":
             return cmd_cast(args)
         if args.command in ("why", "why-not"):
@@ -625,4 +637,4 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run())
+    sys.exit(console())

@@ -1,6 +1,7 @@
 """The liuren command: real output on good input, one clear line and exit 2 on bad input."""
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
@@ -12,6 +13,30 @@ def run(capsys, *argv):
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("run_command", ["main", "run"])
+def test_a_command_called_as_a_function_leaves_the_collector_as_it_was(capsys, enabled, run_command):
+    """The command pauses and freezes the collector while it runs; a caller that goes on gets it back
+    as it was, and one that froze objects of its own keeps them frozen."""
+    from liuren_logic import cli
+
+    was = gc.isenabled()
+    kept = [object() for _ in range(3)]
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert getattr(cli, run_command)(["cast", "--day", "辛巳", "--offset", "2"]) == 0
+        assert gc.isenabled() is enabled and gc.get_freeze_count() == 0
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        assert getattr(cli, run_command)(["cast", "--day", "辛巳", "--offset", "2"]) == 0
+        assert gc.isenabled() is enabled and 0 < gc.get_freeze_count() <= frozen  # not thawed, nothing added
+    finally:
+        gc.unfreeze()
+        (gc.enable if was else gc.disable)()
+    capsys.readouterr()
+    assert kept
 
 
 def test_cast_prints_the_chart(capsys):
