@@ -318,15 +318,16 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
         ((tag, fields),) = value.items()
         if tag == "Fact":
             return fact(fields)
+        if tag in _TERMS and len(fields) == 1:  # a variable or constant: one object for each
+            (field,) = fields
+            key = (tag, type(field), field)
+            found = terms.get(key)
+            if found is None:
+                found = terms[key] = built(_LAYOUT[tag], fields)
+            return found
         layout = _LAYOUT[tag]
         if len(fields) != layout.width:
             raise ValueError(f"a {tag} with {len(fields)} fields")
-        if layout.places is None and layout.at is None:  # a variable or constant: one object for each
-            key = (tag, *map(type, fields), *fields)
-            found = terms.get(key)
-            if found is None:
-                found = terms[key] = built(layout, fields)
-            return found
         if layout is atom:
             fields[1] = arguments(fields[1])
         return built(layout, fields)
@@ -386,6 +387,8 @@ def _flat_fact(rule: S.Rule, path: str) -> Optional[list]:
 
 
 _LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
+# The nodes of one field and no place (a variable, a constant): equal ones are one object (decode_nodes).
+_TERMS = frozenset(name for name, layout in _LAYOUT.items() if layout.places is None and layout.at is None and layout.width == 1)
 # The rule's fields after its head and body, when a fact can be written flat (Atom and Const as expected).
 _FACT_FIELDS = (_LAYOUT["Rule"].names[2:] if _LAYOUT["Rule"].names[:2] == ("head", "body")
                 and _LAYOUT["Atom"].names == ("pred", "args") and _LAYOUT["Const"].names == ("value",) else ())

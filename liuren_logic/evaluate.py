@@ -229,9 +229,10 @@ class _Body:
         bound: set[str] = set(given)
         for position, literal in enumerate(body):
             self.ops.append(self._prepare(literal, bound, position == delta))
-            for name in _in_order(literal, binds(literal, bound) - bound):
+            names = binds(literal, bound)
+            for name in _in_order(literal, names - bound):
                 self.slots[name] = len(self.slots)
-            bound |= binds(literal, bound)
+            bound |= names
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -354,8 +355,7 @@ def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
 def _in_order(literal, names: set[str]) -> list[str]:
     """The variables a literal binds, in the order it binds them (an atom: left to right)."""
     if isinstance(literal, S.Atom):
-        order = [v.name for v in S.atom_variables(literal)]
-        return sorted(names, key=order.index)
+        return [name for name in dict.fromkeys([v.name for v in S.atom_variables(literal)]) if name in names]
     return sorted(names)
 
 

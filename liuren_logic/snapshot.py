@@ -68,7 +68,7 @@ def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loa
 def _encode(loaded: Loaded) -> bytes:
     program = loaded.prepared.program
     graph = program.dependencies
-    given = {pred: set(rows) for pred, rows in _given(program).items()}
+    given = {pred: set(rows) for pred, rows in _given(loaded.prepared).items()}
     header = {
         "files": [m.path for m in program.modules],
         "members": [[k, None if m is None else sorted(m, key=S.format_value)] for k, m in program.members.items()],
@@ -141,19 +141,19 @@ def _decode(payload: bytes, names: list[str]) -> Loaded:
     for a, edges in data["dependencies"]:
         for b, negative, path, line, col in edges:
             graph.add_edge(a, b, negative=negative, at=(path, line, col))
+    prepared = Prepared(program, compiled)
     static = data["static"]
     if static is not None:
-        given = _given(program)
+        given = _given(prepared)
         static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
-    return Loaded(Prepared(program, compiled), static)
+    return Loaded(prepared, static)
 
 
-def _given(program: Program) -> dict[str, tuple]:
-    """The rows of each relation that only facts give (no rule derives it): a static relation that is
-    just these rows is written as null and read back from the modules' facts, not stored twice."""
-    derived = {rule.head.pred for rule in program.rules}
+def _given(prepared: Prepared) -> dict[str, tuple]:
+    """The rows of each relation that only facts give (no rule derives it), each once: a static relation
+    that is just these rows is written as null and read back from the modules' facts, not stored twice."""
     rows: dict[str, list] = {}
-    for fact in program.facts:
-        if fact.head.pred not in derived:
-            rows.setdefault(fact.head.pred, []).append(tuple(a.value for a in fact.head.args))
+    for pred, args in prepared.origins:
+        if pred not in prepared.rules_for:
+            rows.setdefault(pred, []).append(args)
     return {pred: tuple(found) for pred, found in rows.items()}

@@ -201,7 +201,16 @@ def placed_variables(term, at: Place) -> list[tuple[Var, Place]]:
 
 
 def atom_variables(atom: Atom) -> list[Var]:
-    return [var for var, _ in atom_placed_variables(atom)]
+    """The named variables of an atom's arguments, in order (what :func:`atom_placed_variables`
+    gives, without the places: the engines ask it of every atom they prepare)."""
+    found = []
+    for arg in atom.args:
+        if isinstance(arg, Var):
+            if not arg.anonymous:
+                found.append(arg)
+        elif isinstance(arg, BinOp):
+            found += variables(arg)
+    return found
 
 
 def atom_placed_variables(atom: Atom) -> list[tuple[Var, Place]]:
