@@ -11,7 +11,6 @@ engine can). Every finding is a
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -108,6 +107,8 @@ class _Checker:
 
     @staticmethod
     def suggest(name: str, known) -> str:
+        import difflib  # only for a program with a mistake in it: a warm start never checks
+
         close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
         return f" (did you mean {close[0]}?)" if close else ""
 

@@ -14,17 +14,18 @@ and checked with the rest.
 """
 from __future__ import annotations
 
+import json
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from . import snapshot
+from . import cache, snapshot
 from .engine import KnowledgeBase
 from .errors import InputError, KBError
 
 
+_schools: dict[str, dict] = {}  # entry name → a school file's data (_school_data)
 DEFAULT = "default"  # the school that supplies what another school leaves out
 # Readings the calendar applies (not KB files): topic → the readings it knows.
 CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "true_solar")}
@@ -96,10 +97,7 @@ def read_school(name_or_path: str) -> School:
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in (kb_root() / "schools").glob("*.toml")))
         raise InputError(f"no school {name_or_path!r} (known: {known}; or give a .toml path)")
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: not a valid school file: {error}") from None
+    data = _school_data(path)
     readings = data.get("readings", {})
     if isinstance(readings, dict):  # a user's reading file is named relative to the school file
         readings = {t: os.path.realpath(path.parent / r) if isinstance(r, str) and r.endswith(".dl") else r
@@ -113,6 +111,25 @@ def read_school(name_or_path: str) -> School:
                     {k: str(data[k]) for k in ("zh", "en") if k in data})
     default = kb_root() / "schools" / f"{DEFAULT}.toml"
     return school if os.path.samefile(path, default) else school.completed(read_school(str(default)))
+
+
+def _school_data(path: Path) -> dict:
+    """A school file's TOML as plain data, through :mod:`.cache` (keyed by its bytes): a warm start
+    imports no TOML parser. A file that is not valid TOML is an InputError (and not stored)."""
+    data = path.read_bytes()
+    name = cache.entry_name(b"school file", data)
+    if name not in _schools:  # read only: read_school builds its own objects from it
+        _schools[name] = cache.entry(name, lambda: _parse_toml(path, data), cache.dumps, json.loads)
+    return _schools[name]
+
+
+def _parse_toml(path: Path, data: bytes) -> dict:
+    import tomllib
+
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"{path}: not a valid school file: {error}") from None
 
 
 def parse_readings(text: str) -> dict[str, str]:

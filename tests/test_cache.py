@@ -325,3 +325,22 @@ def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_p
     assert changed.prepared is not first.prepared and base.plan is not plans[0]
     batch = base.extend([("at", ("丑",), "given")])
     assert batch.query("t", [None, None]) == [("子", "丑")]
+
+
+def test_a_school_file_is_read_through_the_cache_by_its_bytes(store, tmp_path, monkeypatch):
+    """A warm start reads a school file's TOML from its entry; an entry that does not check is parsed
+    again, and a changed file is another entry."""
+    from liuren_logic import school
+
+    monkeypatch.setattr(school, "_schools", {})
+    path = tmp_path / "mine.toml"
+    path.write_text('name = "mine"\n[readings]\npunishment = "seed000"\n', "utf-8")
+    first = school.read_school(str(path))
+    school._schools.clear()
+    assert school.read_school(str(path)) == first and first.readings["punishment"] == "seed000"
+    (entry,) = [e for e in entries(store) if b'"mine"' in e.read_bytes()]
+    entry.write_bytes(entry.read_bytes().replace(b"seed000", b"common"))
+    school._schools.clear()
+    assert school.read_school(str(path)).readings["punishment"] == "seed000"
+    path.write_text('name = "mine"\n[readings]\npunishment = "common"\n', "utf-8")
+    assert school.read_school(str(path)).readings["punishment"] == "common"
