@@ -26,7 +26,7 @@ recursive stratum, firings found in recursion; numbers by
 """
 from __future__ import annotations
 
-from collections import ChainMap, defaultdict
+from collections import ChainMap, Counter, defaultdict
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, itemgetter, not_
@@ -219,20 +219,42 @@ class _Body:
     distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
     branch) is built without a loop in Python, and a join reads it without a loop per tail; a
     filter (a lookup, a negation, a test) keeps its bindings without a loop in Python.
+
+    A run of literals that read only chart-independent relations (``fixed``), after the first,
+    is one operation, a segment (:func:`_segments`): its own body, run once over the distinct
+    values it reads from the bindings, gives each of them the values it appends, which are
+    then joined to every binding holding them. The bindings are those the literals one by one
+    would give, in the same order; a chart's binding is not carried through each static table.
     """
 
-    def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()):
+    def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = (),
+                 fixed: frozenset = frozenset()):
         self.slots: dict[str, int] = {name: slot for slot, name in enumerate(given)}  # bound before the body
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.ops = []
+        self.places: list[int] = []  # body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
-        for position, literal in enumerate(body):
-            self.ops.append(self._prepare(literal, bound, position == delta))
-            names = binds(literal, bound)
-            for name in _in_order(literal, names - bound):
-                self.slots[name] = len(self.slots)
-            bound |= names
+        ends = _segments(body, fixed)
+        position = 0
+        while position < len(body):
+            part = body[position:ends.get(position, position + 1)]
+            self.ops.append(self._segment(part, bound) if len(part) > 1 else
+                            self._prepare(part[0], bound, position == delta))
+            self.places += [len(self.ops) - 1] * len(part)
+            for literal in part:
+                for name in _in_order(literal, binds(literal, bound) - bound):
+                    self.slots[name] = len(self.slots)
+                bound |= binds(literal, bound)
+            position += len(part)
+
+    def _segment(self, part: Sequence, bound: set[str]) -> tuple:
+        """A segment's operation: its body, bound first in the variables it reads of ``bound``
+        (in slot order), and the key reading their values from a binding."""
+        names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
+                       key=self.slots.__getitem__)
+        return ("segment", _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
+                len(names))
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -283,16 +305,27 @@ class _Body:
 
     def constants(self) -> list[tuple[str, tuple]]:
         """(relation, (position, value)…) of each atom read with constants."""
-        return [(op[1], op[3][2]) for op in self.ops if op[0] in ("join", "semijoin", "not") and op[3][2]]
+        found = [(op[1], op[3][2]) for op in self.ops if op[0] in ("join", "semijoin", "not") and op[3][2]]
+        return found + [c for op in self.ops if op[0] == "segment" for c in op[1].constants()]
 
     def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> list[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables);
         ``values`` maps an aggregate (by its helper's name) to its group → value table, and the atom
         at position ``self.delta`` reads the ``delta`` store."""
-        bindings: list[tuple] = [given]
+        return self.extend([given], store, values, delta)
+
+    def extend(self, bindings: list, store: _Store, values: dict, delta: "_Store | None" = None) -> list[tuple]:
+        """As :meth:`run`, the complete bindings that extend each of these, in order."""
         for op in self.ops:
             kind = op[0]
-            if kind == "member":
+            if kind == "segment":
+                _, inner, key, width = op
+                keys = list(map(key, bindings))
+                starts = list(dict.fromkeys(keys))
+                found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
+                table = _by_start(found, width, starts)
+                out = [b + t for b, tails in zip(bindings, map(table.get, keys, repeat(()))) for t in tails]
+            elif kind == "member":
                 rows, key = (delta if op[5] else store).rows(op[1]), op[4]
                 out = list(compress(bindings, map(rows.__contains__, map(key, bindings))))
             elif kind == "absent":
@@ -335,6 +368,41 @@ class _Body:
             if not bindings:
                 break
         return bindings
+
+
+def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
+    """The segments of a body (:class:`_Body`), start → end: each maximal run, after the first
+    literal, of two or more literals that read only ``fixed`` relations (atoms, negations,
+    comparisons), one atom among them."""
+    static = [isinstance(literal, S.Comparison) or isinstance(literal, (S.Atom, S.Negation))
+              and (literal if isinstance(literal, S.Atom) else literal.atom).pred in fixed for literal in body]
+    ends, start = {}, None
+    for position in range(1, len(body) + 1):
+        if position < len(body) and static[position]:
+            start = position if start is None else start
+            continue
+        if start is not None and position - start > 1 and any(isinstance(body[k], S.Atom) for k in range(start, position)):
+            ends[start] = position
+        start = None
+    return ends
+
+
+def _by_start(found: list, width: int, starts: list) -> dict:
+    """A segment's complete bindings (each one of ``starts``, its first ``width`` values as a key
+    reads them, then what the segment binds), as each start's tails: the bindings of a start
+    come together, in the order of ``starts``."""
+    if not width:
+        return {(): found}
+    cut = itemgetter(0) if width == 1 else itemgetter(slice(0, width))
+    counts = Counter(map(cut, found))
+    rest = list(map(itemgetter(slice(width, None)), found))
+    table, at = {}, 0
+    for start in starts:
+        n = counts.get(start)
+        if n:
+            table[start] = rest[at:at + n]
+            at += n
+    return table
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
@@ -453,14 +521,15 @@ class _Rule:
     def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset()):
         self.compiled = compiled
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
-        self.body = _Body(compiled.body, compiled.aggregates)
+        self.fixed = fixed  # the chart-independent relations, which segments read (_Body)
+        self.body = _Body(compiled.body, compiled.aggregates, fixed=fixed)
         self.moves = [] if stratum else _moves(compiled.body, fixed)  # orders it may be derived in
         self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, heads reader
-        self.deltas = [_Body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
+        self.deltas = [_Body(compiled.body, compiled.aggregates, k, fixed=fixed) for k, literal in enumerate(compiled.body)
                        if isinstance(literal, S.Atom) and literal.pred in stratum]
         self.inner = []  # (aggregate, its body, the helper row of a binding)
         for agg in compiled.aggregates.values():
-            inner = _Body(agg.context + agg.body, {})
+            inner = _Body(agg.context + agg.body, {}, fixed=fixed)
             self.inner.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
         self.heads = _heads_function(compiled.rule.head.args, self.body.slots)
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
@@ -482,7 +551,8 @@ class _Rule:
             for _, moved, before in made:
                 order.remove(moved)
                 order.insert(order.index(before), moved)
-            body = _Body(schedule([self.compiled.body[k] for k in order], set()), self.compiled.aggregates)
+            body = _Body(schedule([self.compiled.body[k] for k in order], set()), self.compiled.aggregates,
+                         fixed=self.fixed)
             self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots)
         return self._orders[made]
 
@@ -497,7 +567,7 @@ class _Rule:
         kind, moved, before = move
         body, size = self.compiled.body, lambda k: len(store.rows(self.compiled.body[k].pred))
         spared = before if kind == "lookup" else moved
-        if store.built(self.body.ops[spared][3]):
+        if store.built(self.body.ops[self.body.places[spared]][3]):
             return False
         if kind == "smaller":
             return size(moved) > SMALLER * size(before) > 0
@@ -514,7 +584,7 @@ class _Rule:
         fire relation's order): its body run with the pattern's values bound before it."""
         names = tuple(name for name, value in zip(self.body.slots, pattern) if value is not None)
         if names not in self._bound:
-            body = _Body(self.compiled.body, self.compiled.aggregates, given=names)
+            body = _Body(self.compiled.body, self.compiled.aggregates, given=names, fixed=self.fixed)
             self._bound[names] = body, _row_reader([body.slots[name] for name in self.body.slots])
         body, reorder = self._bound[names]
         return list(map(reorder, self.run(body, store, values, given=tuple(v for v in pattern if v is not None))))
