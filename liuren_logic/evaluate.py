@@ -26,7 +26,7 @@ recursive stratum, firings found in recursion; numbers by
 """
 from __future__ import annotations
 
-from collections import ChainMap, Counter, defaultdict
+from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import add, itemgetter, not_
@@ -126,10 +126,7 @@ class _Store:
                 table = dict(zip(keys, tails))
                 one = len(table) == len(keys)  # a key per row: a join reads its one tail
             if not one:
-                grouped = defaultdict(list)
-                for k, tail in zip(keys, tails):
-                    grouped[k].append(tail)
-                table = {k: tuple(found) for k, found in grouped.items()}  # the collector need not follow tuples
+                table = _grouped(keys, tails)
         else:
             table = {(): tuple(tails)} if rows else {}
         self._tables[spec] = found = (table, one)
@@ -161,10 +158,8 @@ class _Store:
         index = self._tables.get(key)
         if index is None:
             rows = self.rows(pred)
-            grouped = defaultdict(list)
-            for row in compress(rows, map(asked.__contains__, map(get, rows))):
-                grouped[get(row)].append(row)
-            self._tables[key] = index = dict(grouped)
+            held = list(compress(rows, map(asked.__contains__, map(get, rows))))
+            self._tables[key] = index = _grouped(map(get, held), held)
             self._kept[pred].append(key)
         return index.get(value, ())
 
@@ -174,6 +169,13 @@ class _Store:
             return list(self.rows(pred))
         key = pattern[positions[0]] if len(positions) == 1 else tuple(pattern[p] for p in positions)
         return self.index(pred, positions).get(key, ())
+
+
+def _grouped(keys: Iterable, values: Iterable) -> dict:
+    """Each key's values, in order, in a tuple (the collector need not follow tuples); the loop in C."""
+    groups = defaultdict(list)
+    deque(map(list.append, map(groups.__getitem__, keys), values), maxlen=0)
+    return {key: tuple(found) for key, found in groups.items()}
 
 
 def _key_function(slots: tuple) -> Callable[[list], object]:
@@ -238,15 +240,19 @@ class _Body:
         ends = _segments(body, fixed)
         position = 0
         while position < len(body):
-            part = body[position:ends.get(position, position + 1)]
-            self.ops.append(self._segment(part, bound) if len(part) > 1 else
-                            self._prepare(part[0], bound, position == delta))
-            self.places += [len(self.ops) - 1] * len(part)
-            for literal in part:
-                for name in _in_order(literal, binds(literal, bound) - bound):
-                    self.slots[name] = len(self.slots)
-                bound |= binds(literal, bound)
-            position += len(part)
+            end = ends.get(position)
+            if end is None:
+                literal, end = body[position], position + 1
+                self.ops.append(self._prepare(literal, bound, position == delta))
+                new = _in_order(literal, binds(literal, bound) - bound)
+            else:
+                self.ops.append(self._segment(body[position:end], bound))
+                new = list(self.ops[-1][1].slots)[self.ops[-1][3]:]  # what the segment's body binds, in order
+            self.places += [len(self.ops) - 1] * (end - position)
+            for name in new:
+                self.slots[name] = len(self.slots)
+            bound.update(new)
+            position = end
 
     def _segment(self, part: Sequence, bound: set[str]) -> tuple:
         """A segment's operation: its body, bound first in the variables it reads of ``bound``
