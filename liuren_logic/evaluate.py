@@ -329,8 +329,11 @@ class _Body:
                 keys = list(map(key, bindings))
                 starts = list(dict.fromkeys(keys))
                 found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
-                table = _by_start(found, width, starts)
-                out = [b + t for b, tails in zip(bindings, map(table.get, keys, repeat(()))) for t in tails]
+                table, one = _by_start(found, width, starts)
+                if one:  # at most one tail a start
+                    out = [b + t for b, t in zip(bindings, map(table.get, keys)) if t is not None]
+                else:
+                    out = [b + t for b, tails in zip(bindings, map(table.get, keys, repeat(()))) for t in tails]
             elif kind == "member":
                 rows, key = (delta if op[5] else store).rows(op[1]), op[4]
                 out = list(compress(bindings, map(rows.__contains__, map(key, bindings))))
@@ -346,7 +349,8 @@ class _Body:
                     out = list(compress(bindings, map(table.__contains__, map(key, bindings))))
                 elif not positions:
                     tails = table.get((), ())
-                    out = list(tails) if bindings == [()] else [b + t for b in bindings for t in tails]
+                    out = tails if bindings == [()] else [b + t for b in bindings for t in tails]  # a scan: the
+                    # table's tuple of rows itself (bindings are read, never changed)
                 elif one:  # a key per row: at most one tail a binding
                     out = [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
                 else:
@@ -393,22 +397,27 @@ def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
     return ends
 
 
-def _by_start(found: list, width: int, starts: list) -> dict:
+def _by_start(found: Sequence, width: int, starts: list) -> tuple[dict, bool]:
     """A segment's complete bindings (each one of ``starts``, its first ``width`` values as a key
     reads them, then what the segment binds), as each start's tails: the bindings of a start
-    come together, in the order of ``starts``."""
+    come together, in the order of ``starts``. With it, whether each start has at most one,
+    which the table then holds alone (not in a sequence)."""
     if not width:
-        return {(): found}
+        return {(): found}, False
     cut = itemgetter(0) if width == 1 else itemgetter(slice(0, width))
-    counts = Counter(map(cut, found))
     rest = list(map(itemgetter(slice(width, None)), found))
+    keys = list(map(cut, found))
+    table = dict(zip(keys, rest))
+    if len(table) == len(keys):
+        return table, True
+    counts = Counter(keys)
     table, at = {}, 0
     for start in starts:
         n = counts.get(start)
         if n:
             table[start] = rest[at:at + n]
             at += n
-    return table
+    return table, False
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
@@ -458,7 +467,8 @@ def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
 
 def _heads_function(args, slots: dict[str, int]) -> Callable[[list], Iterable[tuple]]:
     """Builds the head tuples of a list of fire tuples, without a Python call per fire:
-    variables by slot, constants appended once."""
+    variables by slot, constants appended once; a head of every variable in slot order is
+    its fire tuple itself."""
     constants = tuple(a.value for a in args if isinstance(a, S.Const))
     width = len(slots)
     picks, k = [], 0
@@ -468,6 +478,8 @@ def _heads_function(args, slots: dict[str, int]) -> Callable[[list], Iterable[tu
             k += 1
         else:
             picks.append(slots[arg.name])
+    if picks == list(range(width)):
+        return lambda fires: fires
     get = itemgetter(*picks)
     if constants:
         values = (lambda fires: map(get, map(add, fires, repeat(constants))))
