@@ -12,7 +12,9 @@ engines agree.
 Each body literal is prepared once as an operation over a binding (a list of values in
 the order the body binds its variables): a join through a hash index, a negation (an
 index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
-or an aggregate lookup. Values mean what :mod:`~liuren_logic.semantics` says.
+or an aggregate lookup; a run of literals over chart-independent relations is one operation,
+computed once for each distinct case the bindings bring to it (a segment). Values mean what
+:mod:`~liuren_logic.semantics` says.
 
 A rule outside recursion may be evaluated in another join order than its own when the sizes
 of the relations it reads make that cheaper (:meth:`_Rule.planned`; a batch of a few charts

@@ -189,3 +189,21 @@ def test_aggregates_negation_and_arithmetic_agree_with_a_reference(e, f, n):
         arity = len(next(iter(rows))) if rows else (1 if pred == "g" else 2)
         assert set(kb.query(pred, [None] * arity)) == rows, (pred, facts)
         assert set(bottom_up.query(pred, [None] * arity)) == rows, (pred, facts)
+
+
+def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
+    """A run of chart-independent literals evaluated as one operation (a segment, once per distinct
+    case) gives the bindings its literals give one by one, in the same order."""
+    from liuren_logic.evaluate import _Body
+
+    facts = [fact for day, offset in (("甲子", 3), ("丁未", 0), ("辛巳", 8))
+             for fact in session.offset_input(day, offset).facts()]
+    batch = session.base.extend(facts).evaluate_all()
+    segmented = [rule for rules, _ in batch.plan.dynamic for rule in rules
+                 if any(op[0] == "segment" for op in rule.body.ops)]
+    assert len(segmented) > 100
+    for rule in segmented:
+        _, values = rule.aggregates(batch.store)
+        one_by_one = _Body(rule.compiled.body, rule.compiled.aggregates)
+        assert list(rule.body.run(batch.store, values)) == list(one_by_one.run(batch.store, values)), \
+            rule.compiled.rule.id
