@@ -21,7 +21,8 @@ MARK_ORDER = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"
 KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names come first
 
 
-_VALUE, _PAIR = itemgetter(1), itemgetter(1, 2)  # of a row as held: its first value after the chart id; its first two
+# of a row as held (the chart id first): what follows the id; its first value after the id; its first two
+_TAIL, _VALUE, _PAIR = itemgetter(slice(1, None)), itemgetter(1), itemgetter(1, 2)
 
 
 def _place(row: tuple) -> int:
@@ -143,7 +144,7 @@ class Chart:
 
     def rows(self, pred: str) -> list[tuple]:
         """The KB's tuples of ``pred`` for this chart, sorted, without the chart id."""
-        return [row[1:] for row in self._rows(pred)]
+        return list(map(_TAIL, self._rows(pred)))
 
     def _rows(self, pred: str) -> "Sequence[tuple]":
         """As :meth:`rows`, as the session holds them: the chart id first (not a copy)."""
