@@ -21,8 +21,14 @@ MARK_ORDER = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"
 KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names come first
 
 
-# of a row as held (the chart id first): what follows the id; its first value after the id; its first two
-_TAIL, _VALUE, _PAIR = itemgetter(slice(1, None)), itemgetter(1), itemgetter(1, 2)
+# of a row as held (the chart id first): what follows the id; its first value after the id
+_TAIL, _VALUE = itemgetter(slice(1, None)), itemgetter(1)
+_SHOWN = itemgetter(3, 2, 1)  # a spirit_present row's (where, branch, spirit)
+
+
+def _mapping(rows: "Sequence[tuple]") -> dict:
+    """Rows of (chart id, key, value) as a mapping, in their order."""
+    return {key: value for _, key, value in rows}
 
 
 def _place(row: tuple) -> int:
@@ -194,12 +200,12 @@ class Chart:
 
     @cached
     def generals(self) -> dict[str, str]:
-        return dict(map(_PAIR, self._rows("general")))
+        return _mapping(self._rows("general"))
 
     @cached
     def heaven(self) -> dict[str, str]:
         """地盤 branch → the 天盤 branch over it."""
-        return dict(map(_PAIR, self._rows("tianpan")))
+        return _mapping(self._rows("tianpan"))
 
     @cached
     def void(self) -> list[str]:
@@ -209,7 +215,7 @@ class Chart:
 
     @cached
     def hidden_stems(self) -> dict[str, str]:
-        return dict(map(_PAIR, self._rows("hidden_stem")))
+        return _mapping(self._rows("hidden_stem"))
 
     @cached
     def lessons(self) -> list[Lesson]:
@@ -218,8 +224,8 @@ class Chart:
     @cached
     def transmissions(self) -> list[Transmission]:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
-        general, stem = (dict(map(_PAIR, self._rows(p))) for p in ("transmission_general", "transmission_stem"))
-        kin, void = dict(map(_PAIR, self._rows("transmission_kin"))), set(map(_VALUE, self._rows("transmission_void")))
+        general, stem = _mapping(self._rows("transmission_general")), _mapping(self._rows("transmission_stem"))
+        kin, void = _mapping(self._rows("transmission_kin")), set(map(_VALUE, self._rows("transmission_void")))
         return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void,
                              self.strength.get(b), self.stages.get(b))
                 for _, n, b in self._rows("transmission")]
@@ -230,7 +236,7 @@ class Chart:
         if "spirit_present" not in self._preds:
             return []
         by_place = sorted(self._rows("spirit_present"), key=_place)  # held by spirit: so within a place
-        return self.session.shared(map(itemgetter(3, 2, 1), by_place))  # (where, branch, spirit)
+        return self.session.shared(map(_SHOWN, by_place))
 
     @cached
     def patterns(self) -> list[tuple[str, str]]:
@@ -277,7 +283,7 @@ class Chart:
         born = self._known("born")
         if not born:
             return {}
-        uppers, generals = (dict(map(_PAIR, self._known(p))) for p in ("life_upper", "life_general"))
+        uppers, generals = _mapping(self._known("life_upper")), _mapping(self._known("life_general"))
         points = sorted(self._known("life_point"), key=lambda r: r[1] != "本命")
         xingnian, age, sex = self._known("xingnian"), self._known("age"), self._known("sex")
         return {"born": "".join(born[0][1:]), "sex": sex[0][1] if sex else None, "age": age[0][1] if age else None,
@@ -288,18 +294,18 @@ class Chart:
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
         order = self.session.lookup("strength_order", self.id)
-        return dict(map(_PAIR, sorted(self._known("element_strength"), key=lambda r: order.get(r[2], 9))))
+        return _mapping(sorted(self._known("element_strength"), key=lambda r: order.get(r[2], 9)))
 
     @cached
     def strength(self) -> dict[str, str]:
         """旺相休囚死 of every stem and branch."""
-        return dict(map(_PAIR, self._known("strength")))  # sorted as held
+        return _mapping(self._known("strength"))  # sorted as held
 
     @cached
     def stages(self) -> dict[str, str]:
         """The day stem's 十二長生 stage on each branch, in branch order."""
         order = self.session.lookup("branch_index", self.id)
-        return dict(map(_PAIR, sorted(self._known("stage"), key=lambda r: order.get(r[1]))))
+        return _mapping(sorted(self._known("stage"), key=lambda r: order.get(r[1])))
 
     @cached
     def marks(self) -> list[dict]:
