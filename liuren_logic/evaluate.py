@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import add, itemgetter, not_
+from operator import itemgetter, not_
 from types import MappingProxyType
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -468,26 +468,17 @@ def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
 
 
 def _heads_function(args, slots: dict[str, int]) -> Callable[[list], Iterable[tuple]]:
-    """Builds the head tuples of a list of fire tuples, without a Python call per fire:
-    variables by slot, constants appended once; a head of every variable in slot order is
-    its fire tuple itself."""
-    constants = tuple(a.value for a in args if isinstance(a, S.Const))
-    width = len(slots)
-    picks, k = [], 0
-    for arg in args:
-        if isinstance(arg, S.Const):
-            picks.append(width + k)
-            k += 1
-        else:
-            picks.append(slots[arg.name])
-    if picks == list(range(width)):
-        return lambda fires: fires
-    get = itemgetter(*picks)
-    if constants:
-        values = (lambda fires: map(get, map(add, fires, repeat(constants))))
-    else:
-        values = (lambda fires: map(get, fires))
-    return (lambda fires: zip(values(fires))) if len(picks) == 1 else values
+    """Builds the head tuples of a list of fire tuples, without a Python call per fire: a head
+    of every variable in slot order is its fire tuple itself; one without constants, the values
+    at its slots; one with, its columns zipped (a variable's values, a constant repeated)."""
+    if not any(isinstance(a, S.Const) for a in args):
+        picks = [slots[a.name] for a in args]
+        if picks == list(range(len(slots))):
+            return lambda fires: fires
+        get = itemgetter(*picks)
+        return (lambda fires: zip(map(get, fires))) if len(picks) == 1 else (lambda fires: map(get, fires))
+    columns = [(True, a.value) if isinstance(a, S.Const) else (False, itemgetter(slots[a.name])) for a in args]
+    return lambda fires: zip(*[repeat(x, len(fires)) if constant else map(x, fires) for constant, x in columns])
 
 
 def _names(atom: S.Atom) -> set[str]:
