@@ -383,14 +383,16 @@ class _Body:
 
 
 def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
-    """The segments of a body (:class:`_Body`), start → end: each maximal run, after the first
-    literal, of two or more literals that read only ``fixed`` relations (atoms, negations,
-    comparisons), one atom among them."""
-    static = [isinstance(literal, S.Comparison) or isinstance(literal, (S.Atom, S.Negation))
-              and (literal if isinstance(literal, S.Atom) else literal.atom).pred in fixed for literal in body]
+    """The segments of a body (:class:`_Body`), start → end: each maximal run, after an atom of a
+    chart's relation (not ``fixed``: the bindings are then many), of two or more literals that
+    read only ``fixed`` relations (atoms, negations, comparisons), one atom among them."""
+    chart = next((k for k, literal in enumerate(body) if isinstance(literal, S.Atom) and literal.pred not in fixed),
+                 len(body))
     ends, start = {}, None
-    for position in range(1, len(body) + 1):
-        if position < len(body) and static[position]:
+    for position in range(chart + 1, len(body) + 1) if chart + 2 < len(body) else ():
+        literal = body[position] if position < len(body) else None
+        if isinstance(literal, S.Comparison) or isinstance(literal, (S.Atom, S.Negation)) and \
+                (literal if isinstance(literal, S.Atom) else literal.atom).pred in fixed:
             start = position if start is None else start
             continue
         if start is not None and position - start > 1 and any(isinstance(body[k], S.Atom) for k in range(start, position)):
