@@ -21,7 +21,7 @@ MARK_ORDER = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"
 KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names come first
 
 
-# of a row as held (the chart id first): what follows the id; its first value after the id
+# a row as the session holds it (the chart id first): everything after the id; the first value after it
 _TAIL, _VALUE = itemgetter(slice(1, None)), itemgetter(1)
 _SHOWN = itemgetter(3, 2, 1)  # a spirit_present row's (where, branch, spirit)
 
