@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import compress, repeat
 from operator import itemgetter, not_
 from types import MappingProxyType
@@ -311,11 +312,6 @@ class _Body:
         return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
                 bound_slot)
 
-    def constants(self) -> list[tuple[str, tuple]]:
-        """(relation, (position, value)…) of each atom read with constants."""
-        found = [(op[1], op[3][2]) for op in self.ops if op[0] in ("join", "semijoin", "not") and op[3][2]]
-        return found + [c for op in self.ops if op[0] == "segment" for c in op[1].constants()]
-
     def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> list[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables);
         ``values`` maps an aggregate (by its helper's name) to its group → value table, and the atom
@@ -534,18 +530,40 @@ class _Rule:
     def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset()):
         self.compiled = compiled
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
+        self.stratum = stratum  # the relations of its recursive stratum (none outside recursion)
         self.fixed = fixed  # the chart-independent relations, which segments read (_Body)
-        self.body = _Body(compiled.body, compiled.aggregates, fixed=fixed)
-        self.moves = [] if stratum else _moves(compiled.body, fixed)  # orders it may be derived in
         self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, heads reader
-        self.deltas = [_Body(compiled.body, compiled.aggregates, k, fixed=fixed) for k, literal in enumerate(compiled.body)
-                       if isinstance(literal, S.Atom) and literal.pred in stratum]
-        self.inner = []  # (aggregate, its body, the helper row of a binding)
-        for agg in compiled.aggregates.values():
-            inner = _Body(agg.context + agg.body, {}, fixed=fixed)
-            self.inner.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
-        self.heads = _heads_function(compiled.rule.head.args, self.body.slots)
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
+
+    # Prepared when first read: a rule whose relation is restored whole (a static stratum's, read from
+    # the snapshot) or that a batch never evaluates (a why reads a few strata) is never prepared.
+    @cached_property
+    def body(self) -> _Body:
+        return _Body(self.compiled.body, self.compiled.aggregates, fixed=self.fixed)
+
+    @cached_property
+    def moves(self) -> list[tuple]:
+        """The orders it may be derived in (:func:`_moves`)."""
+        return [] if self.stratum else _moves(self.compiled.body, self.fixed)
+
+    @cached_property
+    def deltas(self) -> list[_Body]:
+        compiled = self.compiled
+        return [_Body(compiled.body, compiled.aggregates, k, fixed=self.fixed) for k, literal in enumerate(compiled.body)
+                if isinstance(literal, S.Atom) and literal.pred in self.stratum]
+
+    @cached_property
+    def inner(self) -> list[tuple]:
+        """(aggregate, (its body, the helper row of a binding)) of each aggregate."""
+        found = []
+        for agg in self.compiled.aggregates.values():
+            inner = _Body(agg.context + agg.body, {}, fixed=self.fixed)
+            found.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
+        return found
+
+    @cached_property
+    def heads(self) -> Callable:
+        return _heads_function(self.compiled.rule.head.args, self.body.slots)
 
     def planned(self, store: _Store) -> tuple[_Body, Callable]:
         """The body to derive this rule's heads over the store with (its own order, or one with the
@@ -587,11 +605,6 @@ class _Rule:
         reaching = min((size(k) for k in range(before) if isinstance(body[k], S.Atom)), default=1)
         return 0 < size(moved) * reaching < size(before)
 
-    def constants(self) -> list[tuple[str, tuple]]:
-        """(relation, (position, value)…) of each atom its bodies read with constants."""
-        bodies = [self.body, *self.deltas, *(body for _, (body, _) in self.inner)]
-        return [found for body in bodies for found in body.constants()]
-
     def matching(self, store: _Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
         """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
         fire relation's order): its body run with the pattern's values bound before it."""
@@ -628,6 +641,18 @@ class _Rule:
             raise EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})") from None
 
 
+def _constants(compiled: CompiledRule) -> Iterable[tuple[str, tuple]]:
+    """(relation, (position, value)…) of each atom or negation, in a rule's body or an aggregate's,
+    with constants among its arguments: what its bodies read with constants."""
+    literals = [*compiled.body, *(literal for agg in compiled.aggregates.values() for literal in agg.body)]
+    for literal in literals:
+        atom = literal.atom if isinstance(literal, S.Negation) else literal
+        if isinstance(atom, S.Atom):
+            consts = tuple((position, arg.value) for position, arg in enumerate(atom.args) if isinstance(arg, S.Const))
+            if consts:
+                yield atom.pred, consts
+
+
 class _Plan:
     """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first).
 
@@ -649,7 +674,7 @@ class _Plan:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
         asked = defaultdict(set)
         for rules, _ in self.static + self.dynamic:
-            for pred, consts in (found for rule in rules for found in rule.constants()):
+            for pred, consts in (found for rule in rules for found in _constants(rule.compiled)):
                 asked[pred, tuple(p for p, _ in consts)].add(consts[0][1] if len(consts) == 1 else
                                                             tuple(v for _, v in consts))
         self.asked = {key: frozenset(values) for key, values in asked.items()}
