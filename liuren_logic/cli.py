@@ -200,7 +200,12 @@ def _chart(session, args, required: bool = True, whole: bool = True):
     """The chart the options name; ``whole``: evaluated whole at the cast, as a command showing the
     whole chart needs (a rule past an evaluation limit is reported whether or not the board reads it)."""
     chart_input = _chart_input(session, args, required)
-    return None if chart_input is None else session.cast_many([chart_input], eager=whole)[0]
+    if chart_input is None:
+        return None
+    chart = session.cast_many([chart_input], eager=whole)[0]
+    if getattr(args, "freeze", False):
+        gc.freeze()  # the batch, and the rules its evaluation prepared, are kept to the end too
+    return chart
 
 
 def _chart_input(session, args, required: bool):
