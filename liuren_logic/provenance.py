@@ -222,8 +222,11 @@ class Explainer:
         root = (pred, tuple(args))
         if self.is_fact(root):
             return None
-        if not self._found(root):
+        found = self._found(root)
+        if not found:
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
+        if len(found) == 1:  # the only application is the one chosen, whatever the heights below it
+            return found[0]
         return self._choose(root)[root][0]
 
     def application(self, firing: Firing) -> dict:
