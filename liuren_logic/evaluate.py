@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import compress, repeat
 from operator import itemgetter, not_
 from types import MappingProxyType
@@ -518,6 +517,9 @@ def _group_key(group: tuple):
     return group[0] if len(group) == 1 else group
 
 
+_PREPARED = frozenset({"body", "moves", "deltas", "inner", "heads"})  # what _Rule prepares when first read
+
+
 class _Rule:
     """A compiled rule prepared for bottom-up evaluation, with its aggregates.
 
@@ -535,35 +537,24 @@ class _Rule:
         self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, heads reader
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
 
-    # Prepared when first read: a rule whose relation is restored whole (a static stratum's, read from
-    # the snapshot) or that a batch never evaluates (a why reads a few strata) is never prepared.
-    @cached_property
-    def body(self) -> _Body:
-        return _Body(self.compiled.body, self.compiled.aggregates, fixed=self.fixed)
-
-    @cached_property
-    def moves(self) -> list[tuple]:
-        """The orders it may be derived in (:func:`_moves`)."""
-        return [] if self.stratum else _moves(self.compiled.body, self.fixed)
-
-    @cached_property
-    def deltas(self) -> list[_Body]:
-        compiled = self.compiled
-        return [_Body(compiled.body, compiled.aggregates, k, fixed=self.fixed) for k, literal in enumerate(compiled.body)
-                if isinstance(literal, S.Atom) and literal.pred in self.stratum]
-
-    @cached_property
-    def inner(self) -> list[tuple]:
-        """(aggregate, (its body, the helper row of a binding)) of each aggregate."""
-        found = []
-        for agg in self.compiled.aggregates.values():
-            inner = _Body(agg.context + agg.body, {}, fixed=self.fixed)
-            found.append((agg, (inner, _row_reader([inner.slots[n] for n in agg.group + agg.inner]))))
-        return found
-
-    @cached_property
-    def heads(self) -> Callable:
-        return _heads_function(self.compiled.rule.head.args, self.body.slots)
+    def __getattr__(self, name: str):
+        """The prepared bodies (``body``, ``moves``, ``deltas``, ``inner``, ``heads``), made when one is
+        first read: a rule whose relation is restored whole (a static stratum's, from the snapshot)
+        or that a batch never evaluates (a why reads a few strata) is never prepared."""
+        if name not in _PREPARED:
+            raise AttributeError(name)
+        compiled, fixed = self.compiled, self.fixed
+        body = _Body(compiled.body, compiled.aggregates, fixed=fixed)
+        inner = []  # (aggregate, (its body, the helper row of a binding))
+        for agg in compiled.aggregates.values():
+            inside = _Body(agg.context + agg.body, {}, fixed=fixed)
+            inner.append((agg, (inside, _row_reader([inside.slots[n] for n in agg.group + agg.inner]))))
+        self.__dict__.update(  # all at once: a thread reading them meanwhile prepares its own
+            body=body, inner=inner, heads=_heads_function(compiled.rule.head.args, body.slots),
+            moves=[] if self.stratum else _moves(compiled.body, fixed),  # orders it may be derived in
+            deltas=[_Body(compiled.body, compiled.aggregates, k, fixed=fixed) for k, literal in enumerate(compiled.body)
+                    if isinstance(literal, S.Atom) and literal.pred in self.stratum])
+        return self.__dict__[name]
 
     def planned(self, store: _Store) -> tuple[_Body, Callable]:
         """The body to derive this rule's heads over the store with (its own order, or one with the
