@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Optional, Sequence
 
@@ -21,14 +20,7 @@ MARK_ORDER = {m: i for i, m in enumerate(("日祿", "日馬", "旬丁", "日德"
 KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names come first
 
 
-# a row as the session holds it (the chart id first): everything after the id; the first value after it
-_TAIL, _VALUE = itemgetter(slice(1, None)), itemgetter(1)
-_SHOWN = itemgetter(3, 2, 1)  # a spirit_present row's (where, branch, spirit)
-
-
-def _mapping(rows: "Sequence[tuple]") -> dict:
-    """Rows of (chart id, key, value) as a mapping, in their order."""
-    return {key: value for _, key, value in rows}
+_FIRST = itemgetter(0)  # a chart's row (as the session holds it, without the chart id): its first value
 
 
 def _place(row: tuple) -> int:
@@ -150,15 +142,19 @@ class Chart:
 
     def rows(self, pred: str) -> list[tuple]:
         """The KB's tuples of ``pred`` for this chart, sorted, without the chart id."""
-        return list(map(_TAIL, self._rows(pred)))
+        return list(self._rows(pred))
 
     def _rows(self, pred: str) -> "Sequence[tuple]":
-        """As :meth:`rows`, as the session holds them: the chart id first (not a copy)."""
+        """As :meth:`rows`, as the session holds them (not a copy; the charts share the tuples)."""
         return self._by_chart(pred).get(self._id, ())
 
     def _one(self, pred: str):
         rows = self._rows(pred)
-        return rows[0][1] if rows else None
+        return rows[0][0] if rows else None
+
+    def _by(self, name: str, rows: "Sequence[tuple]", make) -> list[tuple]:
+        """The rows in the order of ``make(row)`` (a rank; stable), made once a session per row."""
+        return sorted(rows, key=self.session.memo(name, make).__getitem__)
 
     @property
     def day(self) -> str:
@@ -183,7 +179,7 @@ class Chart:
 
     @property
     def subnames(self) -> list[str]:
-        return list(map(_VALUE, self._rows("subname")))
+        return list(map(_FIRST, self._rows("subname")))
 
     @property
     def daytime(self) -> Optional[bool]:
@@ -200,53 +196,53 @@ class Chart:
 
     @cached
     def generals(self) -> dict[str, str]:
-        return _mapping(self._rows("general"))
+        return dict(self._rows("general"))
 
     @cached
     def heaven(self) -> dict[str, str]:
         """地盤 branch → the 天盤 branch over it."""
-        return _mapping(self._rows("tianpan"))
+        return dict(self._rows("tianpan"))
 
     @cached
     def void(self) -> list[str]:
         """The two void branches (旬空), in branch order."""
         order = self.session.lookup("branch_index", self.id)
-        return sorted(map(_VALUE, self._rows("void")), key=order.get)
+        return sorted(map(_FIRST, self._rows("void")), key=order.get)
 
     @cached
     def hidden_stems(self) -> dict[str, str]:
-        return _mapping(self._rows("hidden_stem"))
+        return dict(self._rows("hidden_stem"))
 
     @cached
     def lessons(self) -> list[Lesson]:
-        return [Lesson(n, upper, lower, self.generals.get(upper)) for _, n, upper, lower in self._rows("lesson")]
+        general = self.generals.get
+        return [Lesson(n, upper, lower, general(upper)) for n, upper, lower in self._rows("lesson")]
 
     @cached
     def transmissions(self) -> list[Transmission]:
         """The three transmissions, each with what it carries (KB relations ``transmission_kin`` …)."""
-        general, stem = _mapping(self._rows("transmission_general")), _mapping(self._rows("transmission_stem"))
-        kin, void = _mapping(self._rows("transmission_kin")), set(map(_VALUE, self._rows("transmission_void")))
+        general, stem = dict(self._rows("transmission_general")), dict(self._rows("transmission_stem"))
+        kin, void = dict(self._rows("transmission_kin")), set(map(_FIRST, self._rows("transmission_void")))
         return [Transmission(n, b, general.get(n), stem.get(n), kin.get(n), n in void,
                              self.strength.get(b), self.stages.get(b))
-                for _, n, b in self._rows("transmission")]
+                for n, b in self._rows("transmission")]
 
     @cached
     def spirits(self) -> list[tuple[str, str, str]]:
         """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 干陰, 支上, 支陰 or a transmission."""
         if "spirit_present" not in self._preds:
             return []
-        by_place = sorted(self._rows("spirit_present"), key=_place)  # held by spirit: so within a place
-        return self.session.shared(map(_SHOWN, by_place))
+        by_place = self._by("place", self._rows("spirit_present"), _place)  # held by spirit: so within a place
+        return list(map(self.session.memo("spirit_shown", lambda row: row[::-1]).__getitem__, by_place))
 
     @cached
     def patterns(self) -> list[tuple[str, str]]:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self._preds:
             return []
-        groups, names = self.session.lookup("pattern_group", self.id), list(map(_VALUE, self._rows("pattern")))
-        pairs = self.session.shared(zip(map(groups.get, names, repeat("？")), names))
-        pairs.sort(key=itemgetter(0))  # held by name: so within a group
-        return pairs
+        groups = self.session.lookup("pattern_group", self.id)
+        pairs = self.session.memo("pattern_pair", lambda row: (groups.get(row[0], "？"), row[0]))
+        return sorted(map(pairs.__getitem__, self._rows("pattern")), key=_FIRST)  # held by name: so within a group
 
     @cached
     def reliefs(self) -> list[tuple[str, str]]:
@@ -261,8 +257,8 @@ class Chart:
         if "keti" not in self._preds:
             return []
         groups, method = self.session.lookup("keti_group", self.id), self.method
-        return sorted(map(_VALUE, self._rows("keti")),
-                      key=lambda k: (k != method, KETI_RANK.get(groups.get(k), 3), str(k)))
+        ranked = self._by("keti_rank", self._rows("keti"), lambda row: (KETI_RANK.get(groups.get(row[0]), 3), str(row[0])))
+        return sorted(map(_FIRST, ranked), key=lambda k: k != method)
 
     @cached
     def bifa(self) -> list[tuple[int, str]]:
@@ -270,7 +266,8 @@ class Chart:
         if "bifa" not in self._preds:
             return []
         numbers = self.session.lookup("bifa_line", self.id)
-        return sorted(self.session.shared((numbers[f], f) for _, f in self._rows("bifa")))
+        return sorted(map(self.session.memo("bifa_line", lambda row: (numbers[row[0]], row[0])).__getitem__,
+                          self._rows("bifa")))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
     def _known(self, pred: str) -> "Sequence[tuple]":
@@ -283,46 +280,49 @@ class Chart:
         born = self._known("born")
         if not born:
             return {}
-        uppers, generals = _mapping(self._known("life_upper")), _mapping(self._known("life_general"))
-        points = sorted(self._known("life_point"), key=lambda r: r[1] != "本命")
+        uppers, generals = dict(self._known("life_upper")), dict(self._known("life_general"))
+        points = sorted(self._known("life_point"), key=lambda r: r[0] != "本命")
         xingnian, age, sex = self._known("xingnian"), self._known("age"), self._known("sex")
-        return {"born": "".join(born[0][1:]), "sex": sex[0][1] if sex else None, "age": age[0][1] if age else None,
-                "xingnian": "".join(xingnian[0][1:]) if xingnian else None,
-                "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for _, r, b in points}}
+        return {"born": "".join(born[0]), "sex": sex[0][0] if sex else None, "age": age[0][0] if age else None,
+                "xingnian": "".join(xingnian[0]) if xingnian else None,
+                "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for r, b in points}}
 
     @cached
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
         order = self.session.lookup("strength_order", self.id)
-        return _mapping(sorted(self._known("element_strength"), key=lambda r: order.get(r[2], 9)))
+        return dict(self._by("strength_rank", self._known("element_strength"), lambda r: order.get(r[1], 9)))
 
     @cached
     def strength(self) -> dict[str, str]:
         """旺相休囚死 of every stem and branch."""
-        return _mapping(self._known("strength"))  # sorted as held
+        return dict(self._known("strength"))  # sorted as held
 
     @cached
     def stages(self) -> dict[str, str]:
         """The day stem's 十二長生 stage on each branch, in branch order."""
+        return dict(self._by_branch("stage"))
+
+    def _by_branch(self, pred: str) -> list[tuple]:
+        """The rows of ``pred`` in the order of the branch each begins with."""
         order = self.session.lookup("branch_index", self.id)
-        return _mapping(sorted(self._known("stage"), key=lambda r: order.get(r[1])))
+        return self._by("branch_rank", self._known(pred), lambda r: order.get(r[0]))
 
     @cached
     def marks(self) -> list[dict]:
         """日祿 日馬 旬丁 日德: the branch, the palace it stands over, and where it shows in the chart
         (``mark_present``: 干上, 干陰, 支上, 支陰 or a transmission)."""
         under = {upper: earth for earth, upper in self.heaven.items()}
-        shows = sorted(self._known("mark_present"), key=_place)
-        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for _, x, _, w in shows if x == m]}
-                for _, m, b in sorted(self._known("day_mark"), key=lambda r: MARK_ORDER.get(r[1], 9))]
+        shows = self._by("place", self._known("mark_present"), _place)
+        return [{"mark": m, "branch": b, "over": under.get(b), "shows": [w for x, _, w in shows if x == m]}
+                for m, b in self._by("mark_rank", self._known("day_mark"), lambda r: MARK_ORDER.get(r[0], 9))]
 
     @cached
     def generals_nature(self) -> dict[str, dict]:
         """Each branch of heaven: the general it carries, the general's element and 吉/凶, and how they stand."""
         element, omen = (self.session.lookup(pred, self.id) for pred in ("general_element", "general_omen"))
-        order = self.session.lookup("branch_index", self.id)
         return {b: {"general": g, "element": element.get(g), "omen": omen.get(g), "ride": r}
-                for _, b, g, r in sorted(self._known("general_ride"), key=lambda r: order.get(r[1]))}
+                for b, g, r in self._by_branch("general_ride")}
 
     @property
     def sanchuan(self) -> str:

@@ -708,13 +708,16 @@ def _facts_by_relation(program) -> dict[str, set]:
 
 
 def _by_first(rows) -> dict:
-    """Rows grouped by their first value: each group the rows themselves (no copies), sorted as
-    :func:`_sorted` sorts, in a tuple."""
-    groups = defaultdict(list)
+    """Rows grouped by their first value: each group the rest of each row, sorted as :func:`_sorted`
+    sorts, in a tuple. Equal rests are one tuple: the charts of a batch share most of them (a table's
+    44,424 ``spirit`` rows have 439 rests), so each is sorted, and read, once."""
+    by_rest = defaultdict(list)
     for row in rows:
-        groups[row[0]].append(row)
-    for group in groups.values():
-        _sort(group)
+        by_rest[row[1:]].append(row[0])
+    groups = defaultdict(list)
+    for rest in _sorted(by_rest):
+        for first in by_rest[rest]:
+            groups[first].append(rest)
     return {first: tuple(group) for first, group in groups.items()}
 
 
@@ -974,12 +977,12 @@ class Materialisation:
     def chart_rows(self, pred: str, chart_id: Value) -> list[tuple]:
         """``query(pred, [chart_id, None …])`` without the chart id: the relation is read once
         for every chart of the batch (:meth:`by_chart`)."""
-        return [row[1:] for row in self.by_chart(pred).get(chart_id, ())]
+        return list(self.by_chart(pred).get(chart_id, ()))
 
     def by_chart(self, pred: str) -> "MappingProxyType[Value, tuple]":
-        """A read-only mapping from each chart id of the batch to its rows of ``pred`` as the
-        store holds them (the chart id first), sorted, in a tuple: the relation is evaluated and
-        grouped when first asked, then final (the strata it rests on are evaluated)."""
+        """A read-only mapping from each chart id of the batch to its rows of ``pred`` without the
+        chart id, sorted, in a tuple (shared among the charts, :func:`_by_first`): the relation is
+        evaluated and grouped when first asked, then final (the strata it rests on are evaluated)."""
         charts = self._by_chart.get(pred)
         if charts is None:
             with collection_paused():  # what evaluating and grouping make has no cycles: one collection after

@@ -70,14 +70,26 @@ class ReadOnlyKB:
 
 class _Asked:
     """pyDatalog's answers in the shape of :meth:`Materialisation.by_chart`: a relation's rows
-    for a chart id (the id first), asked when read."""
+    for a chart id (without the id), asked when read."""
 
     def __init__(self, kb, pred: str):
         self.kb, self.pred = kb, pred
 
     def get(self, chart_id: str, default=()) -> list[tuple]:
         pattern = [chart_id] + [None] * (self.kb.program.preds[self.pred].arity - 1)
-        return self.kb.query(self.pred, pattern) or default
+        return [row[1:] for row in self.kb.query(self.pred, pattern)] or default
+
+
+class _Memo(dict):
+    """A mapping that makes each missing key's value when first asked (``memo[row]``, a C call)."""
+
+    def __init__(self, make: Callable[[tuple], object]):
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key):
+        value = self[key] = self.make(key)
+        return value
 
 
 class Session:
@@ -98,7 +110,7 @@ class Session:
         self._sources: dict[str, object] = {}  # chart id → what answers for it
         self._explainers: dict[int, "Explainer"] = {}
         self._lookups: dict[str, dict] = {}  # relations no chart changes, as mappings (lookup)
-        self._tuples: dict[tuple, tuple] = {}  # one of each tuple the charts show (shared)
+        self._memos: dict[str, _Memo] = {}  # what readers make of a row, by reader (memo)
 
     @property
     def name(self) -> str:
@@ -219,15 +231,15 @@ class Session:
 
     def rows(self, pred: str, chart_id: str) -> list[tuple]:
         """A chart's tuples of ``pred``, sorted, the chart id first."""
-        return list(self.by_chart(chart_id)(pred).get(chart_id, ()))
+        return [(chart_id, *row) for row in self.by_chart(chart_id)(pred).get(chart_id, ())]
 
     def chart_rows(self, pred: str, chart_id: str) -> list[tuple]:
         """A chart's tuples of ``pred``, sorted, without the chart id."""
-        return [row[1:] for row in self.by_chart(chart_id)(pred).get(chart_id, ())]
+        return list(self.by_chart(chart_id)(pred).get(chart_id, ()))
 
     def by_chart(self, chart_id: str) -> Callable[[str], Mapping[str, Sequence[tuple]]]:
         """What answers for a chart, by relation: ``by_chart(chart_id)(pred)`` maps chart ids to
-        their rows of ``pred`` (sorted, the id first; read-only), as its batch holds them."""
+        their rows of ``pred`` (sorted, without the id; read-only), as its batch holds them."""
         source = self.source(chart_id)
         return source.by_chart if isinstance(source, Materialisation) else partial(_Asked, source)
 
@@ -243,11 +255,14 @@ class Session:
             self._lookups[pred] = mapping
         return mapping
 
-    def shared(self, rows: Iterable[tuple]) -> list[tuple]:
-        """The rows, each as the one tuple of its values the session's charts share: a table's
-        charts show the same (place, branch, spirit) thousands of times, kept once."""
-        keep = self._tuples.setdefault
-        return [keep(row, row) for row in rows]
+    def memo(self, name: str, make: Callable[[tuple], object]) -> Mapping[tuple, object]:
+        """``make(row)`` for any row (a chart's, without its id), made once a session per distinct
+        row: a table's charts show the same (place, branch, spirit) thousands of times. ``make``
+        may read only what no chart changes (static :meth:`lookup`); ``name`` names it."""
+        found = self._memos.get(name)
+        if found is None:
+            found = self._memos[name] = _Memo(make)
+        return found
 
     def explainer(self, chart_id: Optional[str] = None) -> "Explainer":
         from .provenance import Explainer
