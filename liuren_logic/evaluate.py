@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Optional, Sequence
 from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
 from .engine import KnowledgeBase, Pattern, Value
+from .memo import Memo
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 from .snapshot import collection_paused
 
@@ -773,7 +774,7 @@ class Materialisation:
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
         self.found = 0  # firings found by recursive rules (not kept)
-        self._by_chart: dict[str, MappingProxyType] = {}  # relation → chart id → its rows (by_chart)
+        self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         self.planning = True  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
@@ -982,17 +983,16 @@ class Materialisation:
     def by_chart(self, pred: str) -> "MappingProxyType[Value, tuple]":
         """A read-only mapping from each chart id of the batch to its rows of ``pred`` without the
         chart id, sorted, in a tuple (shared among the charts, :func:`_by_first`): the relation is
-        evaluated and grouped when first asked, then final (the strata it rests on are evaluated)."""
-        charts = self._by_chart.get(pred)
-        if charts is None:
-            with collection_paused():  # what evaluating and grouping make has no cycles: one collection after
-                self._ensure(pred)
-                if pred in self.shared and pred not in self.store.relations:
-                    charts = self.twin.by_chart(pred)
-                else:
-                    charts = MappingProxyType(_by_first(self.store.rows(pred)))
-            self._by_chart[pred] = charts
-        return charts
+        evaluated and grouped when first asked, then final (the strata it rests on are evaluated).
+        ``grouped[pred]`` is the same."""
+        return self.grouped[pred]
+
+    def _group(self, pred: str) -> "MappingProxyType[Value, tuple]":
+        with collection_paused():  # what evaluating and grouping make has no cycles: one collection after
+            self._ensure(pred)
+            if pred in self.shared and pred not in self.store.relations:
+                return self.twin.by_chart(pred)
+            return MappingProxyType(_by_first(self.store.rows(pred)))
 
     def holds(self, pred: str, args: Pattern) -> bool:
         found = self._firings(pred, args)

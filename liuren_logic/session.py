@@ -27,6 +27,7 @@ from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
+from .memo import Memo
 from .querent import given_facts
 from .school import load_school
 from .snapshot import collection_paused
@@ -80,18 +81,6 @@ class _Asked:
         return [row[1:] for row in self.kb.query(self.pred, pattern)] or default
 
 
-class _Memo(dict):
-    """A mapping that makes each missing key's value when first asked (``memo[row]``, a C call)."""
-
-    def __init__(self, make: Callable[[tuple], object]):
-        super().__init__()
-        self.make = make
-
-    def __missing__(self, key):
-        value = self[key] = self.make(key)
-        return value
-
-
 class Session:
     """One loaded knowledge base (a school) and the charts cast with it."""
 
@@ -110,7 +99,7 @@ class Session:
         self._sources: dict[str, object] = {}  # chart id → what answers for it
         self._explainers: dict[int, "Explainer"] = {}
         self._lookups: dict[str, dict] = {}  # relations no chart changes, as mappings (lookup)
-        self._memos: dict[str, _Memo] = {}  # what readers make of a row, by reader (memo)
+        self._memos: dict[str, Memo] = {}  # what readers make of a row, by reader (memo)
 
     @property
     def name(self) -> str:
@@ -241,7 +230,7 @@ class Session:
         """What answers for a chart, by relation: ``by_chart(chart_id)(pred)`` maps chart ids to
         their rows of ``pred`` (sorted, without the id; read-only), as its batch holds them."""
         source = self.source(chart_id)
-        return source.by_chart if isinstance(source, Materialisation) else partial(_Asked, source)
+        return source.grouped.__getitem__ if isinstance(source, Materialisation) else partial(_Asked, source)
 
     def lookup(self, pred: str, chart_id: Optional[str] = None) -> dict:
         """A relation as a mapping from its first column to its second (``branch_index``: 子 → 0), as
@@ -261,7 +250,7 @@ class Session:
         may read only what no chart changes (static :meth:`lookup`); ``name`` names it."""
         found = self._memos.get(name)
         if found is None:
-            found = self._memos[name] = _Memo(make)
+            found = self._memos[name] = Memo(make)
         return found
 
     def explainer(self, chart_id: Optional[str] = None) -> "Explainer":
