@@ -31,9 +31,10 @@ from __future__ import annotations
 from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
 from itertools import compress, repeat
+from math import prod
 from operator import itemgetter, not_
 from types import MappingProxyType
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Collection, Iterable, Optional, Sequence
 
 from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
@@ -220,8 +221,9 @@ class _Body:
     appends to it: ``slots`` maps a variable to its place. A join reads, through an
     index on the bound positions, only the values a row adds (rows that repeat a new
     variable are checked when the index is built); an atom bound in every argument is
-    looked up in the relation itself; an assignment or test is computed once per
-    distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
+    looked up in the relation itself, and one of new variables only is read from it (a scan
+    makes no copy: the first scan's bindings are the relation's own rows); an assignment or
+    test is computed once per distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
     branch) is built without a loop in Python, and a join reads it without a loop per tail; a
     filter (a lookup, a negation, a test) keeps its bindings without a loop in Python.
 
@@ -286,6 +288,8 @@ class _Body:
             if positions == tuple(range(len(literal.args))) and len(positions) > 1:
                 kind = "member"  # every argument bound, in order: the binding's key is a row of the relation
             whole = outputs == list(range(len(literal.args)))  # a scan: the rows themselves
+            if whole and outputs:
+                kind = "scan"  # read from the relation itself, not from a copy in a table
             return (kind, literal.pred, positions, (literal.pred, positions, consts, None if whole else tuple(outputs),
                     checks), _key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
@@ -312,13 +316,15 @@ class _Body:
         return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
                 bound_slot)
 
-    def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> list[tuple]:
-        """All complete bindings that extend ``given`` (the values of the body's ``given`` variables);
-        ``values`` maps an aggregate (by its helper's name) to its group → value table, and the atom
-        at position ``self.delta`` reads the ``delta`` store."""
+    def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> Collection[tuple]:
+        """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
+        to be read, not changed (a body of one scan gives the relation's own set); ``values`` maps an
+        aggregate (by its helper's name) to its group → value table, and the atom at position
+        ``self.delta`` reads the ``delta`` store."""
         return self.extend([given], store, values, delta)
 
-    def extend(self, bindings: list, store: _Store, values: dict, delta: "_Store | None" = None) -> list[tuple]:
+    def extend(self, bindings: Collection, store: _Store, values: dict,
+               delta: "_Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
         for op in self.ops:
             kind = op[0]
@@ -332,6 +338,10 @@ class _Body:
                     out = [b + t for b, t in zip(bindings, map(table.get, keys)) if t is not None]
                 else:
                     out = [b + t for b, tails in zip(bindings, map(table.get, keys, repeat(()))) for t in tails]
+            elif kind == "scan":
+                rows = (delta if op[5] else store).rows(op[1])
+                out = rows if bindings == [()] else [b + t for b in bindings for t in rows]  # the relation's
+                # set itself: bindings are read, never changed
             elif kind == "member":
                 rows, key = (delta if op[5] else store).rows(op[1]), op[4]
                 out = list(compress(bindings, map(rows.__contains__, map(key, bindings))))
@@ -347,8 +357,7 @@ class _Body:
                     out = list(compress(bindings, map(table.__contains__, map(key, bindings))))
                 elif not positions:
                     tails = table.get((), ())
-                    out = tails if bindings == [()] else [b + t for b in bindings for t in tails]  # a scan: the
-                    # table's tuple of rows itself (bindings are read, never changed)
+                    out = tails if bindings == [()] else [b + t for b in bindings for t in tails]
                 elif one:  # a key per row: at most one tail a binding
                     out = [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
                 else:
@@ -484,14 +493,17 @@ def _names(atom: S.Atom) -> set[str]:
 
 
 def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
-    """The moves of an atom of a scheduled body before a join of a chart's relation that
-    :meth:`_Rule.planned` may make, as (kind, the atom's place, the join's place):
+    """The moves of literals of a scheduled body before a join of a chart's relation that
+    :meth:`_Rule.planned` may make, as (kind, the moved literals' places, the join's place):
 
     - ``lookup``: a chart-independent (``fixed``) atom that binds every variable the join adds and
       no other, which makes the join a lookup of a row in the relation;
     - ``smaller``: of two leading atoms of chart relations that share variables, the second
       (without constants: a scan), which makes the first the join, its table built on the other
-      relation.
+      relation;
+    - ``first``: the run of chart-independent literals right after a leading atom of a chart's
+      relation, atoms among them that bind some of its variables, which then makes the atom a join
+      on the values the run gives (the run is evaluated once, not for each of the atom's rows).
     """
     atoms = [k for k, literal in enumerate(body) if isinstance(literal, S.Atom)]
     chart = [k for k in atoms if body[k].pred not in fixed]
@@ -505,12 +517,28 @@ def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
             adds = names[at] - bound
             lookup = next((k for k in lookups if k > at and adds <= names[k] <= bound | adds), None)
             if lookup is not None:
-                moves.append(("lookup", lookup, at))
+                moves.append(("lookup", (lookup,), at))
         bound |= names[at] if at in names else binds(literal, bound)
     if (chart[:2] == [0, 1] and names[0] & names[1] and names[1] - names[0]
             and not any(isinstance(arg, S.Const) for arg in body[1].args)):
-        moves.append(("smaller", 1, 0))
+        moves.append(("smaller", (1,), 0))
+    run = _fixed_run(body, fixed)
+    if chart[0] == 0 and any(names[k] & names[0] for k in run if k in names):
+        moves.append(("first", run, 0))
     return moves
+
+
+def _fixed_run(body: Sequence, fixed: frozenset) -> tuple[int, ...]:
+    """The places of the literals after the first that read only ``fixed`` relations (atoms,
+    negations, comparisons), up to the next literal that does not."""
+    run = []
+    for k in range(1, len(body)):
+        literal = body[k]
+        if not (isinstance(literal, S.Comparison) or isinstance(literal, (S.Atom, S.Negation)) and
+                (literal if isinstance(literal, S.Atom) else literal.atom).pred in fixed):
+            break
+        run.append(k)
+    return tuple(run)
 
 
 def _group_key(group: tuple):
@@ -535,7 +563,7 @@ class _Rule:
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.stratum = stratum  # the relations of its recursive stratum (none outside recursion)
         self.fixed = fixed  # the chart-independent relations, which segments read (_Body)
-        self._orders: dict[tuple, tuple[_Body, Callable]] = {}  # moves made → body, heads reader
+        self._orders: dict[tuple, tuple[_Body, Callable, tuple]] = {}  # moves made → _order
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
 
     def __getattr__(self, name: str):
@@ -563,20 +591,25 @@ class _Rule:
         changes the order of binding, not the firings."""
         made, touched = [], set()
         for move in self.moves:  # in order: a lookup, where it pays, before a smaller table of the same atoms
-            if not touched & set(move[1:]) and self._pays(move, store):
+            places = {*move[1], move[2]}
+            if not touched & places and self._pays(move, store):
                 made.append(move)
-                touched.update(move[1:])
+                touched |= places
         made = tuple(made)
-        if not made:
-            return self.body, self.heads
+        return self._order(made)[:2] if made else (self.body, self.heads)
+
+    def _order(self, made: tuple) -> tuple[_Body, Callable, tuple]:
+        """The body with these moves made, its heads reader and its scheduled literals."""
         if made not in self._orders:
             order = list(range(len(self.compiled.body)))
             for _, moved, before in made:
-                order.remove(moved)
-                order.insert(order.index(before), moved)
-            body = _Body(schedule([self.compiled.body[k] for k in order], set()), self.compiled.aggregates,
-                         fixed=self.fixed)
-            self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots)
+                for k in moved:
+                    order.remove(k)
+                at = order.index(before)
+                order[at:at] = moved
+            literals = schedule([self.compiled.body[k] for k in order], set())
+            body = _Body(literals, self.compiled.aggregates, fixed=self.fixed)
+            self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots), literals
         return self._orders[made]
 
     def _pays(self, move: tuple, store: _Store) -> bool:
@@ -586,16 +619,28 @@ class _Rule:
         each row of the larger relation a probe in Python, which costs about what building a table
         of a key per row in C does (most of a chart's tables): it pays where the larger relation has
         ``SMALLER`` times the rows of the smaller (whose table its rows then share), and that one
-        has some."""
+        has some. A run first gives at most the product of its atoms' rows: it pays where the
+        chart's relation has ``SMALLER`` times that, and the table then built on it holds one value
+        a row (the run binds all its variables but one), so that the table costs less than probing
+        the run with each of its rows."""
         kind, moved, before = move
         body, size = self.compiled.body, lambda k: len(store.rows(self.compiled.body[k].pred))
-        spared = before if kind == "lookup" else moved
+        if kind == "first":
+            atoms = [k for k in moved if isinstance(body[k], S.Atom)]
+            if len(_names(body[before]) - set().union(*(_names(body[k]) for k in atoms))) > 1:
+                return False
+            if len(moved) == 1:  # a probe of one table a row: the table the move needs must be built
+                ordered, _, literals = self._order((move,))
+                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]][3]):
+                    return False
+            return SMALLER * prod(map(size, atoms)) < size(before)
+        spared = before if kind == "lookup" else moved[0]
         if store.built(self.body.ops[self.body.places[spared]][3]):
             return False
         if kind == "smaller":
-            return size(moved) > SMALLER * size(before) > 0
+            return size(moved[0]) > SMALLER * size(before) > 0
         reaching = min((size(k) for k in range(before) if isinstance(body[k], S.Atom)), default=1)
-        return 0 < size(moved) * reaching < size(before)
+        return 0 < size(moved[0]) * reaching < size(before)
 
     def matching(self, store: _Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
         """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
@@ -624,7 +669,7 @@ class _Rule:
             helpers.append((agg, rows if width else [(ALL, *row) for row in rows]))
         return helpers, values
 
-    def run(self, body: _Body, store: _Store, values: dict, delta=None, given: tuple = ()) -> list[tuple]:
+    def run(self, body: _Body, store: _Store, values: dict, delta=None, given: tuple = ()) -> Collection[tuple]:
         """The fire tuples of one body of this rule (:meth:`_Body.run`), arithmetic past the integer
         limit an :class:`EvaluationLimit` naming the rule."""
         try:

@@ -207,3 +207,22 @@ def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
         one_by_one = _Body(rule.compiled.body, rule.compiled.aggregates)
         assert list(rule.body.run(batch.store, values)) == list(one_by_one.run(batch.store, values)), \
             rule.compiled.rule.id
+
+
+def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
+    """Each move :meth:`_Rule.planned` may make (a lookup, a smaller table, a run first) derives,
+    over a batch large enough to plan, the heads the rule's own order derives."""
+    from liuren_logic.evaluate import PLAN_FROM
+
+    facts = [fact for k in range(PLAN_FROM) for fact in session.offset_input(("甲子", "丁未", "辛巳")[k % 3], k % 12).facts()]
+    batch = session.base.extend(facts).evaluate_all()
+    assert batch.planning
+    kinds = set()
+    for rule in (rule for rules, recursive in batch.plan.dynamic if not recursive for rule in rules):
+        _, values = rule.aggregates(batch.store)
+        own = set(rule.heads(rule.run(rule.body, batch.store, values)))
+        for move in rule.moves:
+            body, heads, _ = rule._order((move,))
+            assert set(heads(rule.run(body, batch.store, values))) == own, (rule.compiled.rule.id, move)
+            kinds.add(move[0])
+    assert kinds == {"lookup", "smaller", "first"}
