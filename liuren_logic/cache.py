@@ -22,6 +22,7 @@ import os
 import stat
 from functools import lru_cache
 from importlib.util import find_spec
+from itertools import repeat
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
@@ -227,10 +228,11 @@ def encode_module(module: S.Module) -> bytes:
 
 def node_data(value, path: str):
     """Syntax nodes of the file ``path`` as JSON data: a node is ``{"ClassName": [fields…]}``, the
-    places of its terms (``[[line, col]…]``) and its own place (``line, col``) last, when it has them;
-    tuples are lists. A fact (a rule without a body over constants) is written flat,
-    ``{"Fact": [pred, [[value, line, col]…], line, col, the rule's other fields…, line, col]}``
-    (a KB holds thousands). Anything else is a TypeError."""
+    places of its terms (``[line, col, line, col…]``) and its own place (``line, col``) last, when it
+    has them; tuples are lists. An atom's variable argument is written as its name, a constant as
+    ``[value]`` (the thousands of terms are then no JSON objects). A fact (a rule without a body
+    over constants) is written flat, ``{"Fact": [pred, [value, line, col, value, line, col…], line,
+    col, the rule's other fields…, line, col]}`` (a KB holds thousands). Anything else is a TypeError."""
     if isinstance(value, tuple):
         return [node_data(v, path) for v in value]
     if type(value) in (str, int, bool):
@@ -244,8 +246,11 @@ def node_data(value, path: str):
     if layout is None or layout.cls is not cls:
         raise TypeError(f"not a syntax node: {value!r}")
     data = [node_data(getattr(value, name), path) for name in layout.names]
+    if cls is S.Atom and _TERM_FIELDS:
+        data[1] = [arg.name if type(arg) is S.Var else [arg.value] if type(arg) is S.Const else node_data(arg, path)
+                   for arg in value.args]
     if layout.places is not None:
-        data.append([_line_col(place, path) for place in value.places])
+        data.append([n for place in value.places for n in _line_col(place, path)])
     if layout.at is not None:
         data += _line_col(value.at, path)
     return {cls.__name__: data}
@@ -277,7 +282,7 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
     ``__init__``, which for a frozen dataclass costs more than the rest of the decoding."""
     new = object.__new__
     terms = {} if terms is None else terms
-    (set_value,) = _LAYOUT["Const"].setters
+    (set_value,), (set_name,) = _LAYOUT["Const"].setters, _LAYOUT["Var"].setters
     atom, rule_layout = _LAYOUT["Atom"], _LAYOUT["Rule"]
     (set_pred, set_args), set_places, set_atom_at = atom.setters, atom.places, atom.at
     (set_head, set_body, *set_rest), set_rule_at = rule_layout.setters, rule_layout.at
@@ -297,14 +302,28 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
             found = terms[key] = tuple(args)
         return found
 
+    def variable(name: str) -> S.Var:
+        key = ("Var", str, name)  # as node() makes it
+        found = terms.get(key)
+        if found is None:
+            found = terms[key] = new(S.Var)
+            set_name(found, name)
+        return found
+
+    def places(flat: list) -> tuple:
+        if len(flat) % 2:
+            raise ValueError("a place without its column")
+        pairs = iter(flat)
+        return tuple([(path, line, col) for line, col in zip(pairs, pairs)])
+
     def fact(fields: list) -> S.Rule:
         pred, consts, line, col, *rest = fields
-        if len(rest) != len(set_rest) + 2:
+        if len(rest) != len(set_rest) + 2 or len(consts) % 3:
             raise ValueError(f"a fact with {len(fields)} fields")
         head = new(S.Atom)
         set_pred(head, pred)
-        set_args(head, arguments([const(value) for value, _, _ in consts]))
-        set_places(head, tuple([(path, at_line, at_col) for _, at_line, at_col in consts]))
+        set_args(head, arguments(list(map(const, consts[::3]))))
+        set_places(head, tuple(zip(repeat(path), consts[1::3], consts[2::3])))
         set_atom_at(head, (path, line, col))
         rule = new(S.Rule)
         set_head(rule, head)
@@ -329,7 +348,8 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
         if len(fields) != layout.width:
             raise ValueError(f"a {tag} with {len(fields)} fields")
         if layout is atom:
-            fields[1] = arguments(fields[1])
+            fields[1] = arguments([variable(arg) if type(arg) is str else const(*arg) if type(arg) is list else arg
+                                   for arg in fields[1]])
         return built(layout, fields)
 
     def built(layout: _Layout, fields: list):
@@ -337,7 +357,7 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
         for setter, field in zip(layout.setters, fields):
             setter(made, tuple(map(_tuples, field)) if type(field) is list else field)
         if layout.places is not None:
-            layout.places(made, tuple([(path, line, col) for line, col in fields[len(layout.setters)]]))
+            layout.places(made, places(fields[len(layout.setters)]))
         if layout.at is not None:
             layout.at(made, (path, fields[-2], fields[-1]))
         return made
@@ -381,7 +401,7 @@ def _flat_fact(rule: S.Rule, path: str) -> Optional[list]:
     for arg, (in_path, line, col) in zip(head.args, head.places):
         if type(arg) is not S.Const or in_path != path:
             return None
-        consts.append([arg.value, line, col])
+        consts += [arg.value, line, col]
     return [head.pred, consts, head.at[1], head.at[2], *[getattr(rule, name) for name in _FACT_FIELDS],
             rule.at[1], rule.at[2]]
 
@@ -389,6 +409,8 @@ def _flat_fact(rule: S.Rule, path: str) -> Optional[list]:
 _LAYOUT = {name: _layout(cls) for name, cls in _NODES.items()}
 # The nodes of one field and no place (a variable, a constant): equal ones are one object (decode_nodes).
 _TERMS = frozenset(name for name, layout in _LAYOUT.items() if layout.places is None and layout.at is None and layout.width == 1)
+# Whether a variable is just its name and a constant its value (an atom's are then written short).
+_TERM_FIELDS = _LAYOUT["Var"].names == ("name",) and _LAYOUT["Const"].names == ("value",)
 # The rule's fields after its head and body, when a fact can be written flat (Atom and Const as expected).
 _FACT_FIELDS = (_LAYOUT["Rule"].names[2:] if _LAYOUT["Rule"].names[:2] == ("head", "body")
                 and _LAYOUT["Atom"].names == ("pred", "args") and _LAYOUT["Const"].names == ("value",) else ())
