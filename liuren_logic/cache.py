@@ -220,10 +220,11 @@ def dumps(data) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def encode_module(module: S.Module) -> bytes:
-    """A module as one line of JSON data: its path, its kinds, predicates and rules, its lines."""
+def encode_module(module: S.Module, with_lines: bool = True) -> bytes:
+    """A module as one line of JSON data: its path, its kinds, predicates and rules, its lines (null
+    without ``with_lines``: the reader has the file's text)."""
     parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules)]
-    return dumps([module.path, parts, module.lines])
+    return dumps([module.path, parts, module.lines if with_lines else None])
 
 
 def node_data(value, path: str):
@@ -262,13 +263,16 @@ def _line_col(place: S.Place, path: str) -> list:
     return [place[1], place[2]]
 
 
-def decode_module(payload: bytes, path: str, terms: Optional[dict] = None) -> S.Module:
-    """An entry's payload back into syntax nodes (``terms``: as for ``decode_nodes``)."""
-    stored_path, parts, lines = decode_nodes(payload, path, terms)
+def decode_module(payload: bytes, path: str, terms: Optional[dict] = None, lines: Optional[list] = None) -> S.Module:
+    """An entry's payload back into syntax nodes (``terms``: as for ``decode_nodes``; ``lines``: the
+    file's, for a payload written without them)."""
+    stored_path, parts, stored = decode_nodes(payload, path, terms)
     if stored_path != path:
         raise ValueError("an entry for another file")
+    if stored is None and lines is None:
+        raise ValueError("an entry without its lines")
     kinds, preds, rules = parts
-    return S.Module(path, kinds, preds, rules, list(lines))
+    return S.Module(path, kinds, preds, rules, list(lines if stored is None else stored))
 
 
 def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):

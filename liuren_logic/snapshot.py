@@ -10,9 +10,10 @@ A program that fails its check is never stored, so ``kb check`` reports its prob
 time; a stored one passed the same check of the same bytes. Reading an entry builds only
 syntax nodes, strings, numbers and tuples.
 
-The payload is lines of JSON: a header, then two lines per module: the module, and its rules
-as compiled (a body literal the rule itself holds is written as its place in the rule's body).
-A static relation that only the modules' facts give is written as null and read back from them.
+The payload is lines of JSON: a header, then two lines per module: the module (without its
+lines of text, split again from the file's bytes, which the key covers), and its rules as compiled
+(a body literal the rule itself holds is written as its place in the rule's body). A static
+relation that only the modules' facts give is written as null and read back from them.
 """
 from __future__ import annotations
 
@@ -60,8 +61,7 @@ def key(sources: Sequence[tuple[str, bytes]]) -> str:
 def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loaded]) -> Loaded:
     """The knowledge base of these files (entry ``name``); ``make()`` parses, checks and evaluates on a miss."""
     if name not in _memory:
-        names = [shown for shown, _ in sources]
-        _memory[name] = cache.entry(name, make, _encode, lambda payload: _decode(payload, names))
+        _memory[name] = cache.entry(name, make, _encode, lambda payload: _decode(payload, sources))
     return _memory[name]
 
 
@@ -80,7 +80,8 @@ def _encode(loaded: Loaded) -> bytes:
     compiled = iter(loaded.prepared.rules)
     for module in program.modules:
         rules = [next(compiled) for rule in module.rules if not rule.is_fact]
-        lines += [cache.encode_module(module), cache.dumps([_compiled_data(c, module.path) for c in rules])]
+        lines += [cache.encode_module(module, with_lines=False),
+                  cache.dumps([_compiled_data(c, module.path) for c in rules])]
     return b"\n".join(lines)
 
 
@@ -117,13 +118,14 @@ def _compiled(data: list, rule: S.Rule, index: int) -> CompiledRule:
     return CompiledRule(rule, index, fire, body, tuple(variables), compiled)
 
 
-def _decode(payload: bytes, names: list[str]) -> Loaded:
+def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
     header, *lines = payload.split(b"\n")
     data = json.loads(header)
-    if data["files"] != names or len(lines) != 2 * len(names):
+    if data["files"] != [name for name, _ in sources] or len(lines) != 2 * len(sources):
         raise ValueError("an entry for other files")
     terms: dict = {}  # the school's variables and constants, one object each
-    program = Program([cache.decode_module(line, name, terms) for line, name in zip(lines[::2], names)])
+    program = Program([cache.decode_module(line, name, terms, text.decode("utf-8").splitlines())  # as the parser
+                       for line, (name, text) in zip(lines[::2], sources)])  # splits the bytes the key covers
     compiled = []
     for module, line in zip(program.modules, lines[1::2]):  # as the checker collected them: it found no
         program.kinds.update((k.name, k) for k in module.kinds)  # duplicate and no bad clause
