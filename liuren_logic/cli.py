@@ -80,11 +80,7 @@ def _picture_options(parser: argparse.ArgumentParser) -> None:
                              "json is always complete)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="liuren", description="大六壬 as a Datalog knowledge base that explains every conclusion.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    cast = commands.add_parser("cast", help="cast a chart and print it")
+def _cast_options(cast: argparse.ArgumentParser) -> None:
     _chart_options(cast)
     cast.add_argument("--explain-calendar", action="store_true",
                       help="with --at: every calendar input with the reason it is what it is")
@@ -92,40 +88,43 @@ def build_parser() -> argparse.ArgumentParser:
     _school_options(cast)
     _output_options(cast)
 
-    for name, help_text in (("why", "print the derivation of a conclusion"),
-                            ("why-not", "say why a conclusion does not hold")):
-        sub = commands.add_parser(name, help=help_text)
-        sub.add_argument("question", help="initial, middle, final, method, name, noble, lesson1…4; any chart relation "
-                         "by name with its value: natal, age, xingnian (行年, with --born/--sex), life_upper 行年, "
-                         "stage 午 (十二長生), strength 午 or element_strength 水 (旺相休囚死), day_mark 日祿, "
-                         "general_ride 午, pattern 鬼當時; or an atom like 'clashes(子, 午)'")
-        sub.add_argument("value", nargs="?", help="the value asked about (why-not initial 丑)")
-        _chart_options(sub, required=False)
-        _school_options(sub)
-        _output_options(sub)
-        sub.add_argument("--depth", type=int, default=None, help="show only this many levels")
-        _picture_options(sub)
 
-    teach = commands.add_parser("teach", help="narrate a chart's derivation in numbered steps, as a teacher would")
+def _why_options(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("question", help="initial, middle, final, method, name, noble, lesson1…4; any chart relation "
+                     "by name with its value: natal, age, xingnian (行年, with --born/--sex), life_upper 行年, "
+                     "stage 午 (十二長生), strength 午 or element_strength 水 (旺相休囚死), day_mark 日祿, "
+                     "general_ride 午, pattern 鬼當時; or an atom like 'clashes(子, 午)'")
+    sub.add_argument("value", nargs="?", help="the value asked about (why-not initial 丑)")
+    _chart_options(sub, required=False)
+    _school_options(sub)
+    _output_options(sub)
+    sub.add_argument("--depth", type=int, default=None, help="show only this many levels")
+    _picture_options(sub)
+
+
+def _teach_options(teach: argparse.ArgumentParser) -> None:
     _chart_options(teach)
     _school_options(teach)
     _output_options(teach)
     teach.add_argument("--interactive", action="store_true",
                        help="wait for Enter between steps (when reading a terminal; otherwise print all)")
 
-    page = commands.add_parser("page", help="write one self-contained HTML page: the chart, every derivation clickable")
+
+def _page_options(page: argparse.ArgumentParser) -> None:
     _chart_options(page)
     _school_options(page)
     page.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     page.add_argument("--simplified", action="store_true", help="simplified characters")
     page.add_argument("--output", "-o", type=Path, help="the HTML file to write (default: standard output)")
 
-    table = commands.add_parser("table", help="all 720 charts: day, offset, method, names, 三傳")
+
+def _table_options(table: argparse.ArgumentParser) -> None:
     table.add_argument("--night", action="store_true", help="night charts (hour 子) instead of day (午)")
     _school_options(table)
     _output_options(table)
 
-    audit = commands.add_parser("audit", help="what another reading changes: every chart and conclusion, both derivations")
+
+def _audit_options(audit: argparse.ArgumentParser) -> None:
     _school_options(audit)
     audit.add_argument("--vs", required=True,
                        help="the other reading: topic=reading[,…] on the same school, or a school name or .toml file")
@@ -142,18 +141,16 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--html", type=Path, help="also write a self-contained HTML report to this file")
     _output_options(audit)
 
-    serve = commands.add_parser(
-        "serve", help="start the teaching app: a local web page to cast, click and compare readings",
-        description="Start the teaching app on this machine's loopback interface (127.0.0.1 by default) and "
-                    "print its address; --port 0 (the default) takes a free port. Open the address in a browser "
-                    "(or give --open). Nothing is fetched from the network; Ctrl-C stops the server.")
+
+def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="127.0.0.1 (default), localhost or ::1: loopback only")
     serve.add_argument("--port", type=int, default=0, help="the port to listen on (default 0: a free one)")
     serve.add_argument("--open", action="store_true", help="open the app in the default browser")
     serve.add_argument("--quiet", action="store_true", help="do not log requests")
     serve.add_argument("--school", default="default", help="the school the app starts from (default: default)")
 
-    kb = commands.add_parser("kb", help="work with KB files")
+
+def _kb_options(kb: argparse.ArgumentParser) -> None:
     kb_commands = kb.add_subparsers(dest="kb_command", required=True, parser_class=_Parser)
     check = kb_commands.add_parser("check", help="check KB files (with the default school's declarations)")
     check.add_argument("paths", nargs="+", type=Path)
@@ -163,6 +160,35 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("pred", nargs="?", help="only the rules and facts of this predicate")
     show.add_argument("--compiled", action="store_true", help="the compiled form: body order and fire relation")
     _school_options(show)
+
+
+# The commands in the order --help lists them: (what it does, its options, what its own --help says first).
+COMMANDS = {
+    "cast": ("cast a chart and print it", _cast_options, None),
+    "why": ("print the derivation of a conclusion", _why_options, None),
+    "why-not": ("say why a conclusion does not hold", _why_options, None),
+    "teach": ("narrate a chart's derivation in numbered steps, as a teacher would", _teach_options, None),
+    "page": ("write one self-contained HTML page: the chart, every derivation clickable", _page_options, None),
+    "table": ("all 720 charts: day, offset, method, names, 三傳", _table_options, None),
+    "audit": ("what another reading changes: every chart and conclusion, both derivations", _audit_options, None),
+    "serve": ("start the teaching app: a local web page to cast, click and compare readings", _serve_options,
+              "Start the teaching app on this machine's loopback interface (127.0.0.1 by default) and "
+              "print its address; --port 0 (the default) takes a free port. Open the address in a browser "
+              "(or give --open). Nothing is fetched from the network; Ctrl-C stops the server."),
+    "kb": ("work with KB files", _kb_options, None),
+}
+
+
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser of ``liuren``'s command line. Given ``command``, only that command's options are
+    added (every command is named, for --help and usage errors): its command lines parse the same,
+    and the rest is not built for nothing."""
+    parser = _Parser(prog="liuren", description="大六壬 as a Datalog knowledge base that explains every conclusion.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, (help_text, options, description) in COMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=description)
+        if command is None or command == name:
+            options(sub)
     return parser
 
 
@@ -607,7 +633,8 @@ def _run(argv: Optional[Sequence[str]], freeze: bool) -> int:
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
     try:
-        args = build_parser().parse_args(argv)
+        given = sys.argv[1:] if argv is None else list(argv)
+        args = build_parser(given[0] if given and given[0] in COMMANDS else None).parse_args(given)
         args.freeze = freeze
         if args.command == "cast":
             return cmd_cast(args)
