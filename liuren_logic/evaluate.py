@@ -19,7 +19,8 @@ computed once for each distinct case the bindings bring to it (a segment). Value
 A rule outside recursion may be evaluated in another join order than its own when the sizes
 of the relations it reads make that cheaper (:meth:`_Rule.planned`; a batch of a few charts
 does not plan: its tables cost less than planning would); a constant index holds
-only the constants the rules ask. A recursive stratum is evaluated semi-naively: after a
+only the constants the rules ask; a batch that plans drops a relation's tables once no stratum
+left to evaluate reads it. A recursive stratum is evaluated semi-naively: after a
 first full round, each round fires only the bodies that read one of the last round's new
 tuples; its firings are counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
 recursive stratum, firings found in recursion; numbers by
@@ -91,9 +92,13 @@ class _Store:
         relation.update(rows)
         grew = len(relation) - before
         if grew:
-            for spec in self._kept.pop(pred, ()):
-                del self._tables[spec]
+            self.forget(pred)
         return grew
+
+    def forget(self, pred: str) -> None:
+        """Drop the tables built here on a relation (built again if read)."""
+        for spec in self._kept.pop(pred, ()):
+            del self._tables[spec]
 
     def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
         """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
@@ -729,6 +734,7 @@ class _Plan:
                 compiled = rule.compiled
                 self.needs.update(dict.fromkeys([compiled.rule.head.pred, compiled.fire,
                                                  *(agg.helper for agg in compiled.aggregates.values())], needs))
+        self.readers = Counter(pred for read in self.reads for pred in read)  # relation → how many dynamic strata read it
 
 
 def _alike(a: KnowledgeBase, b: KnowledgeBase) -> frozenset[str]:
@@ -822,6 +828,7 @@ class Materialisation:
         self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
+        self._unread: "Counter | None" = None  # a batch that plans: relation → the strata left that read it
         self.planning = True  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
         if base is None:
             self.plan = kb.prepared.plan(lambda: _Plan(kb))  # one for every session of the program
@@ -873,6 +880,7 @@ class Materialisation:
                 batch.store.add(pred, rows)
         batch._pending = set(range(len(self.plan.dynamic)))
         batch.planning = max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts' tables cost less than planning
+        batch._unread = Counter(self.plan.readers) if batch.planning else None
         return batch
 
     def _alike_with(self, other: "Materialisation") -> frozenset:
@@ -905,6 +913,18 @@ class Materialisation:
                 else:
                     self._stratum(rules, recursive)
                 self._pending.discard(index)
+                if self._unread is not None:
+                    self._forget_read(index)
+
+    def _forget_read(self, index: int) -> None:
+        """Drop the tables of the relations that no stratum left to evaluate reads, now that the
+        stratum ``index`` is evaluated: the collector need not walk them (a why that reads one
+        builds it again). Only a batch that plans does: a few charts' tables are small, and a why
+        reads them."""
+        for pred in self.plan.reads[index]:
+            self._unread[pred] -= 1
+            if not self._unread[pred]:
+                self.store.forget(pred)
 
     def _stratum(self, rules: list, recursive: bool) -> None:
         values = {}

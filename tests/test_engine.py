@@ -209,13 +209,17 @@ def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
             rule.compiled.rule.id
 
 
+def planning_facts(session) -> list:
+    """The input facts of a batch just large enough to plan its join orders."""
+    from liuren_logic.evaluate import PLAN_FROM
+
+    return [fact for k in range(PLAN_FROM) for fact in session.offset_input(("甲子", "丁未", "辛巳")[k % 3], k % 12).facts()]
+
+
 def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
     """Each move :meth:`_Rule.planned` may make (a lookup, a smaller table, a run first) derives,
     over a batch large enough to plan, the heads the rule's own order derives."""
-    from liuren_logic.evaluate import PLAN_FROM
-
-    facts = [fact for k in range(PLAN_FROM) for fact in session.offset_input(("甲子", "丁未", "辛巳")[k % 3], k % 12).facts()]
-    batch = session.base.extend(facts).evaluate_all()
+    batch = session.base.extend(planning_facts(session)).evaluate_all()
     assert batch.planning
     kinds = set()
     for rule in (rule for rules, recursive in batch.plan.dynamic if not recursive for rule in rules):
@@ -226,3 +230,24 @@ def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
             assert set(heads(rule.run(body, batch.store, values))) == own, (rule.compiled.rule.id, move)
             kinds.add(move[0])
     assert kinds == {"lookup", "smaller", "first"}
+
+
+def test_a_batch_that_plans_forgets_the_tables_no_stratum_left_reads(session):
+    """Once the strata that read a relation are evaluated, a planning batch drops the relation's
+    tables; a why reading one builds it again, with the fire tuples of a batch that kept them."""
+    facts = planning_facts(session)
+    batch = session.base.extend(facts)
+    batch.query("initial", [None, None])
+    left = {pred for pred, count in batch._unread.items() if count}
+    assert {spec[0] for spec in batch.store._tables} <= left
+    batch.evaluate_all()
+    assert not batch.store._tables
+    kept = session.base.extend(facts)
+    kept._unread = None
+    kept.evaluate_all()
+    assert kept.store._tables
+    for rule in (rule for rules, recursive in batch.plan.dynamic if not recursive for rule in rules
+                 if rule.compiled.rule.head.pred in ("initial", "pattern", "general_ride")):
+        fire = rule.compiled.fire
+        assert batch.query(fire, [None] * len(rule.compiled.variables)) == \
+            kept.query(fire, [None] * len(rule.compiled.variables)), rule.compiled.rule.id
