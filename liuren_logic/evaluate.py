@@ -551,7 +551,7 @@ def _group_key(group: tuple):
     return group[0] if len(group) == 1 else group
 
 
-_PREPARED = frozenset({"body", "moves", "deltas", "inner", "heads"})  # what _Rule prepares when first read
+_PREPARED = frozenset({"body", "deltas", "inner", "heads"})  # what _Rule prepares when first read
 
 
 class _Rule:
@@ -572,9 +572,13 @@ class _Rule:
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
 
     def __getattr__(self, name: str):
-        """The prepared bodies (``body``, ``moves``, ``deltas``, ``inner``, ``heads``), made when one is
-        first read: a rule whose relation is restored whole (a static stratum's, from the snapshot)
-        or that a batch never evaluates (a why reads a few strata) is never prepared."""
+        """The prepared bodies (``body``, ``deltas``, ``inner``, ``heads``), made when one is first read:
+        a rule whose relation is restored whole (a static stratum's, from the snapshot) or that a batch
+        never evaluates (a why reads a few strata) is never prepared; ``moves``, the orders it may be
+        derived in, when first planned (a batch of a few charts never plans)."""
+        if name == "moves":
+            self.moves = [] if self.stratum else _moves(self.compiled.body, self.fixed)
+            return self.moves
         if name not in _PREPARED:
             raise AttributeError(name)
         compiled, fixed = self.compiled, self.fixed
@@ -585,7 +589,6 @@ class _Rule:
             inner.append((agg, (inside, _row_reader([inside.slots[n] for n in agg.group + agg.inner]))))
         self.__dict__.update(  # all at once: a thread reading them meanwhile prepares its own
             body=body, inner=inner, heads=_heads_function(compiled.rule.head.args, body.slots),
-            moves=[] if self.stratum else _moves(compiled.body, fixed),  # orders it may be derived in
             deltas=[_Body(compiled.body, compiled.aggregates, k, fixed=fixed) for k, literal in enumerate(compiled.body)
                     if isinstance(literal, S.Atom) and literal.pred in self.stratum])
         return self.__dict__[name]
