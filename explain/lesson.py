@@ -295,9 +295,15 @@ class _Teacher:
         atom = next((a for a in firing.atoms if a[0] == pred), None)
         return self.explainer.chosen(*atom) if atom else None
 
+    @cached_property
+    def read_variously(self) -> frozenset:
+        """The relations a rule of ``kb/variants`` derives: only their atoms can rest on a reading."""
+        return frozenset(pred for pred, compiled in self.session.kb.rules_for.items()
+                         if any(_VARIANT.search(c.rule.pos.path) for c in compiled))
+
     def note_readings(self, firing) -> None:
         """Note the disputed readings (rules of ``kb/variants``) within two rule steps of the atom."""
-        for f in [firing] + [self.explainer.chosen(*a) for a in firing.atoms]:
+        for f in [firing] + [self.explainer.chosen(*a) for a in firing.atoms if a[0] in self.read_variously]:
             if f is None:
                 continue
             rule = f.rule.rule
