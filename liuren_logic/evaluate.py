@@ -762,13 +762,16 @@ def _facts_by_relation(program) -> dict[str, set]:
     return facts
 
 
+_REST = slice(1, None)  # a row after its first value (a constant: ``row[1:]`` makes a slice a row)
+
+
 def _by_first(rows) -> dict:
     """Rows grouped by their first value: each group the rest of each row, sorted as :func:`_sorted`
     sorts, in a tuple. Equal rests are one tuple: the charts of a batch share most of them (a table's
     44,424 ``spirit`` rows have 439 rests), so each is sorted, and read, once."""
     by_rest = defaultdict(list)
     for row in rows:
-        by_rest[row[1:]].append(row[0])
+        by_rest[row[_REST]].append(row[0])
     groups = defaultdict(list)
     for rest in _sorted(by_rest):
         for first in by_rest[rest]:
