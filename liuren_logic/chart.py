@@ -163,9 +163,10 @@ class Chart:
         rows = self._rows(pred)
         return rows[0][0] if rows else None
 
-    def _by(self, name: str, rows: "Sequence[tuple]", make) -> list[tuple]:
-        """The rows in the order of ``make(row)`` (a rank; stable), made once a session per row."""
-        return sorted(rows, key=self.session.memo(name, make).__getitem__)
+    def _by(self, name: str, rows: "Sequence[tuple]", make, reads: Sequence[str] = ()) -> list[tuple]:
+        """The rows in the order of ``make(row)`` (a rank; stable), made once a session per row
+        (:meth:`Session.memo`; ``reads``: the relations ``make`` reads)."""
+        return sorted(rows, key=self.session.memo(name, make, reads).__getitem__)
 
     @property
     def day(self) -> str:
@@ -252,7 +253,8 @@ class Chart:
         if "pattern" not in self._preds:
             return []
         groups = self.session.lookup("pattern_group", self.id)
-        pairs = self.session.memo("pattern_pair", lambda row: (groups.get(row[0], "？"), row[0]))
+        pairs = self.session.memo("pattern_pair", lambda row: (groups.get(row[0], "？"), row[0]),
+                                  ("pattern_group",))
         return sorted(map(pairs.__getitem__, self._rows("pattern")), key=_FIRST)  # held by name: so within a group
 
     @cached
@@ -269,7 +271,7 @@ class Chart:
             return []
         groups, method = self.session.lookup("keti_group", self.id), self.method
         ranked = self._by("keti_rank", self._rows("keti"),
-                          lambda row: (KETI_RANK.get(groups.get(row[0]), 3), str(row[0])))
+                          lambda row: (KETI_RANK.get(groups.get(row[0]), 3), str(row[0])), ("keti_group",))
         names = list(map(_FIRST, ranked))
         if method in names:  # once at most: each name is one row
             names.remove(method)
@@ -282,8 +284,8 @@ class Chart:
         if "bifa" not in self._preds:
             return []
         numbers = self.session.lookup("bifa_line", self.id)
-        return sorted(map(self.session.memo("bifa_line", lambda row: (numbers[row[0]], row[0])).__getitem__,
-                          self._rows("bifa")))
+        pairs = self.session.memo("bifa_line", lambda row: (numbers[row[0]], row[0]), ("bifa_line",))
+        return sorted(map(pairs.__getitem__, self._rows("bifa")))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
     def _known(self, pred: str) -> "Sequence[tuple]":
@@ -307,7 +309,8 @@ class Chart:
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
         order = self.session.lookup("strength_order", self.id)
-        return dict(self._by("strength_rank", self._known("element_strength"), lambda r: order.get(r[1], 9)))
+        return dict(self._by("strength_rank", self._known("element_strength"), lambda r: order.get(r[1], 9),
+                             ("strength_order",)))
 
     @cached
     def strength(self) -> dict[str, str]:
@@ -322,7 +325,7 @@ class Chart:
     def _by_branch(self, pred: str) -> list[tuple]:
         """The rows of ``pred`` in the order of the branch each begins with."""
         order = self.session.lookup("branch_index", self.id)
-        return self._by("branch_rank", self._known(pred), lambda r: order.get(r[0]))
+        return self._by("branch_rank", self._known(pred), lambda r: order.get(r[0]), ("branch_index",))
 
     @cached
     def marks(self) -> list[dict]:

@@ -244,13 +244,16 @@ class Session:
             self._lookups[pred] = mapping
         return mapping
 
-    def memo(self, name: str, make: Callable[[tuple], object]) -> Mapping[tuple, object]:
+    def memo(self, name: str, make: Callable[[tuple], object], reads: Sequence[str] = ()) -> Mapping[tuple, object]:
         """``make(row)`` for any row (a chart's, without its id), made once a session per distinct
-        row: a table's charts show the same (place, branch, spirit) thousands of times. ``make``
-        may read only what no chart changes (static :meth:`lookup`); ``name`` names it."""
+        row: a table's charts show the same (place, branch, spirit) thousands of times. ``name``
+        names what ``make`` makes; ``reads``, the relations it reads (:meth:`lookup`): if a chart
+        can change one, what it makes is kept for this call only."""
         found = self._memos.get(name)
         if found is None:
-            found = self._memos[name] = Memo(make)
+            found = Memo(make)
+            if not self.program.moving().intersection(reads):
+                self._memos[name] = found
         return found
 
     def explainer(self, chart_id: Optional[str] = None) -> "Explainer":

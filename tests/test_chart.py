@@ -174,3 +174,30 @@ def test_charts_read_alike_under_any_hash_seed():
     first = read("1")
     assert first.count("\n") == 37 and "元首" in first and "1980" in first
     assert read("2") == first
+
+
+def test_a_batch_holds_each_distinct_row_once(table):
+    """A relation is grouped by chart with one tuple per distinct row (without the chart id): two
+    charts of one offset read the very same 天盤 rows, sorted."""
+    first, same_offset = table[0], table[12]
+    assert first.offset == same_offset.offset and first.day != same_offset.day
+    rows, others = first.rows("tianpan"), same_offset.rows("tianpan")
+    assert rows == sorted(rows) and len(rows) == 12
+    assert all(row is other for row, other in zip(rows, others))
+
+
+def test_lessons_and_transmissions_equal_only_their_own_kind(table):
+    from liuren_logic.chart import Lesson, Transmission
+
+    lesson, transmission = table[0].lessons[0], table[0].transmissions[0]
+    assert lesson == Lesson(*lesson) and hash(lesson) == hash(Lesson(*lesson)) and lesson.number == 1
+    assert lesson != tuple(lesson) and not lesson == tuple(lesson) and tuple(lesson) != lesson
+    assert transmission == Transmission(*transmission) and transmission != Lesson(*transmission[:4])
+    assert repr(transmission).startswith(f"Transmission(position=1, branch='{transmission.branch}', general=")
+
+
+def test_a_memo_is_kept_only_over_relations_no_chart_changes(session):
+    kept = session.memo("test_static", repr, ("branch_index",))
+    assert session.memo("test_static", str, ("branch_index",)) is kept and kept[("子",)] == "('子',)"
+    moving = min(session.program.moving())
+    assert session.memo("test_moving", repr, (moving,)) is not session.memo("test_moving", repr, (moving,))
