@@ -291,13 +291,16 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
     (set_pred, set_args), set_places, set_atom_at = atom.setters, atom.places, atom.at
     (set_head, set_body, *set_rest), set_rule_at = rule_layout.setters, rule_layout.at
 
-    def const(value) -> S.Const:
-        key = ("Const", type(value), value)  # as node() makes it
+    def leaf(cls, set_field, value, key):
+        """The one node of ``cls`` whose field is ``value``, kept in ``terms`` under ``key`` (as node() keys it)."""
         found = terms.get(key)
         if found is None:
-            found = terms[key] = new(S.Const)
-            set_value(found, value)
+            found = terms[key] = new(cls)
+            set_field(found, value)
         return found
+
+    def const(value) -> S.Const:
+        return leaf(S.Const, set_value, value, ("Const", type(value), value))
 
     def arguments(args: list) -> tuple:
         key = ("args", *map(id, args))  # the tuple kept under it holds its objects: no id is reused
@@ -307,12 +310,7 @@ def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):
         return found
 
     def variable(name: str) -> S.Var:
-        key = ("Var", str, name)  # as node() makes it
-        found = terms.get(key)
-        if found is None:
-            found = terms[key] = new(S.Var)
-            set_name(found, name)
-        return found
+        return leaf(S.Var, set_name, name, ("Var", str, name))
 
     def places(flat: list) -> tuple:
         if len(flat) % 2:
