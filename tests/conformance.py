@@ -17,7 +17,6 @@ import re
 import sys
 from collections import Counter
 from functools import lru_cache
-from pathlib import Path
 
 from datalog_conformance.plugin import discover_yaml_tests, get_tests_dir
 
