@@ -194,6 +194,22 @@ def _key_function(slots: tuple) -> Callable[[list], object]:
     return itemgetter(*slots)
 
 
+def _rows_function(args, consts: tuple, slots: tuple) -> Optional[Callable[[list], Iterable[tuple]]]:
+    """For an atom whose every argument is a constant or bound, once (not a variable it binds or
+    repeats), the rows it asks of a list of bindings, in their order, without a Python call per
+    binding: a lookup in the relation itself needs no table, nor an index of its constants. None
+    for any other atom, and for one of a single variable (its table is a set of values)."""
+    if len(consts) + len(slots) != len(args) or len(args) < 2 and not consts:
+        return None
+    if not consts:
+        get = itemgetter(*slots)
+        return lambda bindings: map(get, bindings)
+    constant = dict(consts)
+    reads = iter(slots)
+    columns = [(True, constant[p]) if p in constant else (False, itemgetter(next(reads))) for p in range(len(args))]
+    return lambda bindings: zip(*[repeat(x, len(bindings)) if fixed else map(x, bindings) for fixed, x in columns])
+
+
 def _term_function(term, slots: dict[str, int]) -> Callable[[list], Value]:
     """A closure computing a term from a binding; ``None`` when arithmetic meets a non-number."""
     if isinstance(term, S.Const):
@@ -225,9 +241,10 @@ class _Body:
     variables (an atom binds its new variables left to right), so each operation only
     appends to it: ``slots`` maps a variable to its place. A join reads, through an
     index on the bound positions, only the values a row adds (rows that repeat a new
-    variable are checked when the index is built); an atom bound in every argument is
-    looked up in the relation itself, and one of new variables only is read from it (a scan
-    makes no copy: the first scan's bindings are the relation's own rows); an assignment or
+    variable are checked when the index is built); an atom bound or constant in every
+    argument is looked up in the relation itself (no table, no index of its constants), and
+    one of new variables only is read from it (a scan makes no copy: the first scan's
+    bindings are the relation's own rows); an assignment or
     test is computed once per distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
     branch) is built without a loop in Python, and a join reads it without a loop per tail; a
     filter (a lookup, a negation, a test) keeps its bindings without a loop in Python.
@@ -290,19 +307,20 @@ class _Body:
             consts, positions, key_slots = self._probe(literal.args, bound)
             outputs, checks = _unbound(literal.args, positions + tuple(p for p, _ in consts))
             kind = "join" if outputs else "semijoin"
-            if positions == tuple(range(len(literal.args))) and len(positions) > 1:
-                kind = "member"  # every argument bound, in order: the binding's key is a row of the relation
+            rows = _rows_function(literal.args, consts, key_slots) if not outputs else None
+            if rows is not None:
+                kind = "member"  # every argument bound or a constant: a row of the relation, looked up in it
             whole = outputs == list(range(len(literal.args)))  # a scan: the rows themselves
             if whole and outputs:
                 kind = "scan"  # read from the relation itself, not from a copy in a table
             return (kind, literal.pred, positions, (literal.pred, positions, consts, None if whole else tuple(outputs),
-                    checks), _key_function(key_slots), delta)
+                    checks), rows or _key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
-            kind = "absent" if positions == tuple(range(len(literal.atom.args))) and len(positions) > 1 else "not"
-            return (kind, literal.atom.pred, positions, (literal.atom.pred, positions, consts, (), checks),
-                    _key_function(key_slots), False)
+            rows = _rows_function(literal.atom.args, consts, key_slots)
+            return ("absent" if rows else "not", literal.atom.pred, positions,
+                    (literal.atom.pred, positions, consts, (), checks), rows or _key_function(key_slots), False)
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
@@ -348,11 +366,11 @@ class _Body:
                 out = rows if bindings == [()] else [b + t for b in bindings for t in rows]  # the relation's
                 # set itself: bindings are read, never changed
             elif kind == "member":
-                rows, key = (delta if op[5] else store).rows(op[1]), op[4]
-                out = list(compress(bindings, map(rows.__contains__, map(key, bindings))))
+                rows = (delta if op[5] else store).rows(op[1])
+                out = list(compress(bindings, map(rows.__contains__, op[4](bindings))))
             elif kind == "absent":
-                rows, key = store.rows(op[1]), op[4]
-                out = list(compress(bindings, map(not_, map(rows.__contains__, map(key, bindings)))))
+                rows = store.rows(op[1])
+                out = list(compress(bindings, map(not_, map(rows.__contains__, op[4](bindings)))))
             elif kind in ("join", "semijoin", "not"):
                 _, pred, positions, spec, key, from_delta = op
                 table, one = (delta if from_delta else store).table(spec)
