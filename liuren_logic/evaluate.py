@@ -526,7 +526,10 @@ def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
       relation;
     - ``first``: the run of chart-independent literals right after a leading atom of a chart's
       relation, atoms among them that bind some of its variables, which then makes the atom a join
-      on the values the run gives (the run is evaluated once, not for each of the atom's rows).
+      on the values the run gives (the run is evaluated once, not for each of the atom's rows);
+    - ``probe``: of a leading atom of a chart's relation with constants, a later one without that
+      binds all its variables, which makes the leading atom a lookup of a row in its relation (no
+      index of its constants over the relation).
     """
     atoms = [k for k, literal in enumerate(body) if isinstance(literal, S.Atom)]
     chart = [k for k in atoms if body[k].pred not in fixed]
@@ -542,13 +545,20 @@ def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
             if lookup is not None:
                 moves.append(("lookup", (lookup,), at))
         bound |= names[at] if at in names else binds(literal, bound)
-    if (chart[:2] == [0, 1] and names[0] & names[1] and names[1] - names[0]
-            and not any(isinstance(arg, S.Const) for arg in body[1].args)):
+    if chart[:2] == [0, 1] and names[0] & names[1] and names[1] - names[0] and not _constant(body[1]):
         moves.append(("smaller", (1,), 0))
     run = _fixed_run(body, fixed)
     if chart[0] == 0 and any(names[k] & names[0] for k in run if k in names):
         moves.append(("first", run, 0))
+    if chart[0] == 0 and _constant(body[0]):
+        later = next((k for k in chart[1:] if not _constant(body[k]) and names[0] <= names[k]), None)
+        if later is not None:
+            moves.append(("probe", (later,), 0))
     return moves
+
+
+def _constant(atom: S.Atom) -> bool:
+    return any(isinstance(arg, S.Const) for arg in atom.args)
 
 
 def _fixed_run(body: Sequence, fixed: frozenset) -> tuple[int, ...]:
@@ -648,9 +658,14 @@ class _Rule:
         has some. A run first gives at most the product of its atoms' rows: it pays where the
         chart's relation has ``SMALLER`` times that, and the table then built on it holds one value
         a row (the run binds all its variables but one), so that the table costs less than probing
-        the run with each of its rows."""
+        the run with each of its rows. A probe spares an index of the constants, a pass over every
+        row of the relation: it pays where that index is not built yet and the relation has
+        ``SMALLER`` times the rows of the one read first."""
         kind, moved, before = move
         body, size = self.compiled.body, lambda k: len(store.rows(self.compiled.body[k].pred))
+        if kind == "probe":
+            where = tuple(k for k, arg in enumerate(body[before].args) if isinstance(arg, S.Const))
+            return not store.built((body[before].pred, where)) and SMALLER * size(moved[0]) < size(before)
         if kind == "first":
             atoms = [k for k in moved if isinstance(body[k], S.Atom)]
             if len(_names(body[before]) - set().union(*(_names(body[k]) for k in atoms))) > 1:

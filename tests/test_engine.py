@@ -235,7 +235,7 @@ def planning_facts(session) -> list:
 
 
 def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
-    """Each move :meth:`_Rule.planned` may make (a lookup, a smaller table, a run first) derives,
+    """Each move :meth:`_Rule.planned` may make (a lookup, a smaller table, a run first, a probe) derives,
     over a batch large enough to plan, the heads the rule's own order derives."""
     batch = session.base.extend(planning_facts(session)).evaluate_all()
     assert batch.planning
@@ -247,7 +247,7 @@ def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
             body, heads, _ = rule._order((move,))
             assert set(heads(rule.run(body, batch.store, values))) == own, (rule.compiled.rule.id, move)
             kinds.add(move[0])
-    assert kinds == {"lookup", "smaller", "first"}
+    assert kinds == {"lookup", "smaller", "first", "probe"}
 
 
 def test_a_batch_that_plans_forgets_the_tables_no_stratum_left_reads(session):
