@@ -22,12 +22,17 @@ KETI_RANK = {"九宗門": 0, "課經": 1, "指南": 2}  # whose 課體 names com
 
 
 _FIRST = itemgetter(0)  # a chart's row (as the session holds it, without the chart id): its first value
+_REVERSED = itemgetter(slice(None, None, -1))
 _BRANCH = attrgetter("branch")
 
 
 def _place(row: tuple) -> int:
     """The board's rank of the place a row's last value names (one it does not list, after all)."""
     return PLACE_ORDER.get(row[-1], 9)
+
+
+def _mark_rank(row: tuple) -> int:
+    return MARK_ORDER.get(row[0], 9)
 
 
 class cached(cached_property):
@@ -163,10 +168,10 @@ class Chart:
         rows = self._rows(pred)
         return rows[0][0] if rows else None
 
-    def _by(self, name: str, rows: "Sequence[tuple]", make, reads: Sequence[str] = ()) -> list[tuple]:
-        """The rows in the order of ``make(row)`` (a rank; stable), made once a session per row
-        (:meth:`Session.memo`; ``reads``: the relations ``make`` reads)."""
-        return sorted(rows, key=self.session.memo(name, make, reads).__getitem__)
+    def _view(self, name: str, pred: str, order=None, make=None) -> "Sequence":
+        """The rows of ``pred`` in the order of ``order(row)`` (stable), each ``make(row)``
+        (:meth:`Session.view`, kept under ``name``); none when the school leaves ``pred`` out."""
+        return self.session.view(self._id, name, pred, order, make) if pred in self._preds else ()
 
     @property
     def day(self) -> str:
@@ -218,8 +223,7 @@ class Chart:
     @cached
     def void(self) -> list[str]:
         """The two void branches (旬空), in branch order."""
-        order = self.session.lookup("branch_index", self.id)
-        return sorted(map(_FIRST, self._rows("void")), key=order.get)
+        return list(self._by_branch("void", _FIRST))
 
     @cached
     def hidden_stems(self) -> dict[str, str]:
@@ -242,20 +246,16 @@ class Chart:
     @cached
     def spirits(self) -> list[tuple[str, str, str]]:
         """(where, branch, spirit) for each spirit that shows in the chart: on 干上, 干陰, 支上, 支陰 or a transmission."""
-        if "spirit_present" not in self._preds:
-            return []
-        by_place = self._by("place", self._rows("spirit_present"), _place)  # held by spirit: so within a place
-        return list(map(self.session.memo("spirit_shown", lambda row: row[::-1]).__getitem__, by_place))
+        return list(self._view("spirits", "spirit_present", _place, _REVERSED))  # held by spirit: so within a place
 
     @cached
     def patterns(self) -> list[tuple[str, str]]:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self._preds:
             return []
-        groups = self.session.lookup("pattern_group", self.id)
-        pairs = self.session.memo("pattern_pair", lambda row: (groups.get(row[0], "？"), row[0]),
-                                  ("pattern_group",))
-        return sorted(map(pairs.__getitem__, self._rows("pattern")), key=_FIRST)  # held by name: so within a group
+        group = self.session.lookup("pattern_group", self.id).get
+        return list(self._view("patterns", "pattern", lambda row: group(row[0], "？"),  # held by name: so within a group
+                               lambda row: (group(row[0], "？"), row[0])))
 
     @cached
     def reliefs(self) -> list[tuple[str, str]]:
@@ -270,9 +270,8 @@ class Chart:
         if "keti" not in self._preds:
             return []
         groups, method = self.session.lookup("keti_group", self.id), self.method
-        ranked = self._by("keti_rank", self._rows("keti"),
-                          lambda row: (KETI_RANK.get(groups.get(row[0]), 3), str(row[0])), ("keti_group",))
-        names = list(map(_FIRST, ranked))
+        names = list(self._view("keti", "keti", lambda row: (KETI_RANK.get(groups.get(row[0]), 3), str(row[0])),
+                                _FIRST))
         if method in names:  # once at most: each name is one row
             names.remove(method)
             names.insert(0, method)
@@ -284,8 +283,10 @@ class Chart:
         if "bifa" not in self._preds:
             return []
         numbers = self.session.lookup("bifa_line", self.id)
-        pairs = self.session.memo("bifa_line", lambda row: (numbers[row[0]], row[0]), ("bifa_line",))
-        return sorted(map(pairs.__getitem__, self._rows("bifa")))
+
+        def line(row: tuple) -> tuple[int, str]:
+            return numbers[row[0]], row[0]
+        return list(self._view("bifa", "bifa", line, line))
 
     # the practitioner's core (kb/chart/life.dl, strength.dl, stages.dl, nature.dl; kb/patterns/marks.dl)
     def _known(self, pred: str) -> "Sequence[tuple]":
@@ -309,8 +310,7 @@ class Chart:
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
         order = self.session.lookup("strength_order", self.id)
-        return dict(self._by("strength_rank", self._known("element_strength"), lambda r: order.get(r[1], 9),
-                             ("strength_order",)))
+        return dict(self._view("element_strength", "element_strength", lambda r: order.get(r[1], 9)))
 
     @cached
     def strength(self) -> dict[str, str]:
@@ -322,10 +322,10 @@ class Chart:
         """The day stem's 十二長生 stage on each branch, in branch order."""
         return dict(self._by_branch("stage"))
 
-    def _by_branch(self, pred: str) -> list[tuple]:
-        """The rows of ``pred`` in the order of the branch each begins with."""
+    def _by_branch(self, pred: str, make=None) -> "Sequence":
+        """The rows of ``pred`` in the order of the branch each begins with (each ``make(row)``)."""
         order = self.session.lookup("branch_index", self.id)
-        return self._by("branch_rank", self._known(pred), lambda r: order.get(r[0]), ("branch_index",))
+        return self._view(f"{pred} by branch", pred, lambda r: order.get(r[0]), make)
 
     @cached
     def marks(self) -> list[dict]:
@@ -333,18 +333,18 @@ class Chart:
         (``mark_present``: 干上, 干陰, 支上, 支陰 or a transmission)."""
         under = dict(zip(self.heaven.values(), self.heaven))
         shows = defaultdict(list)
-        for m, _, where in self._by("place", self._known("mark_present"), _place):
+        for m, _, where in self._view("marks shown", "mark_present", _place):
             shows[m].append(where)
         return [{"mark": m, "branch": b, "over": under.get(b), "shows": list(shows.get(m, ()))}
-                for m, b in self._by("mark_rank", self._known("day_mark"), lambda r: MARK_ORDER.get(r[0], 9))]
+                for m, b in self._view("marks", "day_mark", _mark_rank)]
 
     @cached
     def generals_nature(self) -> dict[str, dict]:
         """Each branch of heaven: the general it carries, the general's element and 吉/凶, and how they stand."""
         element = self.session.lookup("general_element", self.id).get
         omen = self.session.lookup("general_omen", self.id).get
-        return {b: {"general": g, "element": element(g), "omen": omen(g), "ride": r}
-                for b, g, r in self._by_branch("general_ride")}
+        return {b: {"general": g, "element": e, "omen": o, "ride": r}
+                for b, g, r, e, o in self._by_branch("general_ride", lambda row: (*row, element(row[1]), omen(row[1])))}
 
     @property
     def sanchuan(self) -> str:

@@ -798,17 +798,22 @@ def _facts_by_relation(program) -> dict[str, set]:
 _REST = slice(1, None)  # a row after its first value (a constant: ``row[1:]`` makes a slice a row)
 
 
-def _by_first(rows) -> dict:
-    """Rows grouped by their first value: each group the rest of each row, sorted as :func:`_sorted`
-    sorts, in a tuple. Equal rests are one tuple: the charts of a batch share most of them (a table's
-    44,424 ``spirit`` rows have 439 rests), so each is sorted, and read, once."""
+def _by_first(rows, order: Optional[Callable] = None, make: Optional[Callable] = None) -> dict:
+    """Rows grouped by their first value: each group the rest of each row (or ``make(rest)``) sorted as
+    :func:`_sorted` sorts the rests (or by ``order(rest)``, stable over that), in a tuple. Equal rests
+    are one value: the charts of a batch share most of them (a table's 44,424 ``spirit`` rows have
+    439 rests), so each is sorted, made and read once."""
     by_rest = defaultdict(list)
     for row in rows:
         by_rest[row[_REST]].append(row[0])
+    rests = _sorted(by_rest)
+    if order is not None:
+        rests.sort(key=order)
     groups = defaultdict(list)
-    for rest in _sorted(by_rest):
+    for rest in rests:
+        value = rest if make is None else make(rest)
         for first in by_rest[rest]:
-            groups[first].append(rest)
+            groups[first].append(value)
     return {first: tuple(group) for first, group in groups.items()}
 
 
@@ -865,6 +870,7 @@ class Materialisation:
         self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
         self.found = 0  # firings found by recursive rules (not kept)
         self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
+        self._views: dict[str, MappingProxyType] = {}  # a reader's rows by chart (view)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         self._unread: "Counter | None" = None  # a batch that plans: relation → the strata left that read it
@@ -1097,6 +1103,18 @@ class Materialisation:
             if pred in self.shared and pred not in self.store.relations:
                 return self.twin.by_chart(pred)
             return MappingProxyType(_by_first(self.store.rows(pred)))
+
+    def view(self, name: str, pred: str, order: Optional[Callable] = None,
+             make: Optional[Callable] = None) -> "MappingProxyType[Value, tuple]":
+        """As :meth:`by_chart`, each row ``make(row)``, in the order of ``order(row)`` (stable over the
+        sorted rows): a reader's rows of every chart of the batch, ordered and made once for each
+        distinct row. Kept under ``name``, which names what ``order`` and ``make`` do."""
+        found = self._views.get(name)
+        if found is None:
+            with collection_paused():
+                self._ensure(pred)
+                found = self._views[name] = MappingProxyType(_by_first(self.store.rows(pred), order, make))
+        return found
 
     def holds(self, pred: str, args: Pattern) -> bool:
         found = self._firings(pred, args)

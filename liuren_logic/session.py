@@ -27,7 +27,6 @@ from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
-from .memo import Memo
 from .querent import given_facts
 from .school import load_school
 from .snapshot import collection_paused
@@ -99,7 +98,6 @@ class Session:
         self._sources: dict[str, object] = {}  # chart id → what answers for it
         self._explainers: dict[int, "Explainer"] = {}
         self._lookups: dict[str, dict] = {}  # relations no chart changes, as mappings (lookup)
-        self._memos: dict[str, Memo] = {}  # what readers make of a row, by reader (memo)
 
     @property
     def name(self) -> str:
@@ -244,17 +242,18 @@ class Session:
             self._lookups[pred] = mapping
         return mapping
 
-    def memo(self, name: str, make: Callable[[tuple], object], reads: Sequence[str] = ()) -> Mapping[tuple, object]:
-        """``make(row)`` for any row (a chart's, without its id), made once a session per distinct
-        row: a table's charts show the same (place, branch, spirit) thousands of times. ``name``
-        names what ``make`` makes; ``reads``, the relations it reads (:meth:`lookup`): if a chart
-        can change one, what it makes is kept for this call only."""
-        found = self._memos.get(name)
-        if found is None:
-            found = Memo(make)
-            if not self.program.moving().intersection(reads):
-                self._memos[name] = found
-        return found
+    def view(self, chart_id: str, name: str, pred: str, order: Optional[Callable[[tuple], object]] = None,
+             make: Optional[Callable[[tuple], object]] = None) -> Sequence:
+        """A chart's rows of ``pred`` (sorted, without the id) in the order of ``order(row)`` (stable),
+        each ``make(row)``: a batch orders and makes each distinct row once for all its charts
+        (:meth:`Materialisation.view`; a table's charts show the same (spirit, branch, place)
+        thousands of times). ``name`` names what ``order`` and ``make`` do, within the batch."""
+        source = self.source(chart_id)
+        if isinstance(source, Materialisation):
+            return source.view(name, pred, order, make).get(chart_id, ())
+        rows = _Asked(source, pred).get(chart_id)
+        rows = rows if order is None else sorted(rows, key=order)
+        return tuple(rows if make is None else map(make, rows))
 
     def explainer(self, chart_id: Optional[str] = None) -> "Explainer":
         from .provenance import Explainer

@@ -196,8 +196,17 @@ def test_lessons_and_transmissions_equal_only_their_own_kind(table):
     assert repr(transmission).startswith(f"Transmission(position=1, branch='{transmission.branch}', general=")
 
 
-def test_a_memo_is_kept_only_over_relations_no_chart_changes(session):
-    kept = session.memo("test_static", repr, ("branch_index",))
-    assert session.memo("test_static", str, ("branch_index",)) is kept and kept[("子",)] == "('子',)"
-    moving = min(session.program.moving())
-    assert session.memo("test_moving", repr, (moving,)) is not session.memo("test_moving", repr, (moving,))
+def test_a_view_orders_and_makes_each_distinct_row_once_for_the_batch(session, table):
+    """A view is the chart's sorted rows in the order given (stable), each made once a batch: two
+    charts that hold the same row read the very same made value."""
+    order, made = (lambda row: row[1]), []
+
+    def make(row):
+        made.append(row)
+        return list(row)  # a new object each call: shared only if made once
+    views = [session.view(chart.id, "test_view", "tianpan", order, make) for chart in table[:24]]
+    for chart, view in zip(table, views):
+        assert list(view) == [list(row) for row in sorted(chart.rows("tianpan"), key=order)]
+    assert len(made) == len(set(made)) == 144  # the table's distinct 天盤 rows, each once
+    assert all(a is b for a, b in zip(views[0], views[12]))  # one offset, two days
+    assert session.view(table[0].id, "test_view", "tianpan") is views[0]  # kept under its name
