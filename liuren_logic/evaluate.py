@@ -269,9 +269,9 @@ class _Body:
         while position < len(body):
             end = ends.get(position)
             if end is None:
-                literal, end = body[position], position + 1
-                self.ops.append(self._prepare(literal, bound, position == delta))
-                new = _in_order(literal, binds(literal, bound) - bound)
+                op, new = self._prepare(body[position], bound, position == delta)
+                self.ops.append(op)
+                end = position + 1
             else:
                 self.ops.append(self._segment(body[position:end], bound))
                 new = list(self.ops[-1][1].slots)[self.ops[-1][3]:]  # what the segment's body binds, in order
@@ -301,7 +301,8 @@ class _Body:
                 slots.append(self.slots[arg.name])
         return tuple(consts), tuple(positions), tuple(slots)
 
-    def _prepare(self, literal, bound: set[str], delta: bool):
+    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[tuple, list[str]]:
+        """A literal's operation, and the variables it binds, in the order it binds them."""
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
@@ -314,30 +315,31 @@ class _Body:
             if whole and outputs:
                 kind = "scan"  # read from the relation itself, not from a copy in a table
             return (kind, literal.pred, positions, (literal.pred, positions, consts, None if whole else tuple(outputs),
-                    checks), rows or _key_function(key_slots), delta)
+                    checks), rows or _key_function(key_slots), delta), [literal.args[p].name for p in outputs]
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             rows = _rows_function(literal.atom.args, consts, key_slots)
             return ("absent" if rows else "not", literal.atom.pred, positions,
-                    (literal.atom.pred, positions, consts, (), checks), rows or _key_function(key_slots), False)
+                    (literal.atom.pred, positions, consts, (), checks), rows or _key_function(key_slots), False), []
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return ("assign", _per_case(_term_function(expr, slots), [n for n in names if n != target], slots))
+                return ("assign", _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
+                    [target]
             left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
 
             def test(binding):
                 x, y = left(binding), right(binding)
                 return x is not None and y is not None and compare(op, x, y)
-            return ("test", _per_case(test, names, slots))
+            return ("test", _per_case(test, names, slots)), []
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
         return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
-                bound_slot)
+                bound_slot), [] if result in bound else [result]
 
     def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> Collection[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
@@ -467,13 +469,6 @@ def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
     return outputs, tuple(checks)
 
 
-def _in_order(literal, names: set[str]) -> list[str]:
-    """The variables a literal binds, in the order it binds them (an atom: left to right)."""
-    if isinstance(literal, S.Atom):
-        return [name for name in dict.fromkeys([v.name for v in S.atom_variables(literal)]) if name in names]
-    return sorted(names)
-
-
 def _tails(rows, outputs: Optional[tuple]) -> Iterable[tuple]:
     """Each row's values at ``outputs`` as a tuple (the whole row for ``None``), without a Python call per row."""
     if outputs is None:
@@ -512,7 +507,8 @@ def _heads_function(args, slots: dict[str, int]) -> Callable[[list], Iterable[tu
 
 
 def _names(atom: S.Atom) -> set[str]:
-    return {v.name for v in S.atom_variables(atom)}
+    """The variables of a compiled atom (whose arguments are variables, each ``_`` named, and constants)."""
+    return {arg.name for arg in atom.args if type(arg) is S.Var}
 
 
 def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
