@@ -794,21 +794,36 @@ def _facts_by_relation(program) -> dict[str, set]:
 _REST = slice(1, None)  # a row after its first value (a constant: ``row[1:]`` makes a slice a row)
 
 
-def _by_first(rows, order: Optional[Callable] = None, make: Optional[Callable] = None) -> dict:
-    """Rows grouped by their first value: each group the rest of each row (or ``make(rest)``) sorted as
-    :func:`_sorted` sorts the rests (or by ``order(rest)``, stable over that), in a tuple. Equal rests
-    are one value: the charts of a batch share most of them (a table's 44,424 ``spirit`` rows have
-    439 rests), so each is sorted, made and read once."""
+def _rests(rows: Collection[tuple]) -> dict[tuple, list]:
+    """Each distinct rest of the rows (a row after its first value; the rows of one relation, of one
+    width) → the first values of its rows."""
     by_rest = defaultdict(list)
+    width = len(next(iter(rows), ()))
+    if width == 2:  # a rest's one value to look up, not a tuple made for each row
+        for first, value in rows:
+            by_rest[value].append(first)
+        return {(value,): firsts for value, firsts in by_rest.items()}
+    if width == 3:
+        for first, a, b in rows:
+            by_rest[a, b].append(first)
+        return by_rest
     for row in rows:
         by_rest[row[_REST]].append(row[0])
-    rests = _sorted(by_rest)
+    return by_rest
+
+
+def _by_first(rests: dict[tuple, list], order: Optional[Callable] = None, make: Optional[Callable] = None) -> dict:
+    """Rows grouped by their first value, from their :func:`_rests`: each group the rest of each row
+    (or ``make(rest)``) sorted as :func:`_sorted` sorts the rests (or by ``order(rest)``, stable over
+    that), in a tuple. Equal rests are one value: the charts of a batch share most of them (a table's
+    44,424 ``spirit`` rows have 439 rests), so each is sorted, made and read once."""
+    ordered = _sorted(rests)
     if order is not None:
-        rests.sort(key=order)
+        ordered.sort(key=order)
     groups = defaultdict(list)
-    for rest in rests:
+    for rest in ordered:
         value = rest if make is None else make(rest)
-        for first in by_rest[rest]:
+        for first in rests[rest]:
             groups[first].append(value)
     return {first: tuple(group) for first, group in groups.items()}
 
@@ -866,6 +881,7 @@ class Materialisation:
         self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
         self.found = 0  # firings found by recursive rules (not kept)
         self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
+        self._rests: Memo = Memo(self._distinct)  # relation → its distinct rests → their chart ids
         self._views: dict[str, MappingProxyType] = {}  # a reader's rows by chart (view)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
@@ -1098,7 +1114,12 @@ class Materialisation:
             self._ensure(pred)
             if pred in self.shared and pred not in self.store.relations:
                 return self.twin.by_chart(pred)
-            return MappingProxyType(_by_first(self.store.rows(pred)))
+            return MappingProxyType(_by_first(self._rests[pred]))
+
+    def _distinct(self, pred: str) -> dict[tuple, tuple]:
+        """The rests of ``pred``'s rows (:func:`_rests`), kept for every grouping of it (by_chart, views)."""
+        self._ensure(pred)
+        return {rest: tuple(firsts) for rest, firsts in _rests(self.store.rows(pred)).items()}
 
     def view(self, name: str, pred: str, order: Optional[Callable] = None,
              make: Optional[Callable] = None) -> "MappingProxyType[Value, tuple]":
@@ -1108,8 +1129,7 @@ class Materialisation:
         found = self._views.get(name)
         if found is None:
             with collection_paused():
-                self._ensure(pred)
-                found = self._views[name] = MappingProxyType(_by_first(self.store.rows(pred), order, make))
+                found = self._views[name] = MappingProxyType(_by_first(self._rests[pred], order, make))
         return found
 
     def holds(self, pred: str, args: Pattern) -> bool:
