@@ -42,7 +42,7 @@ from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
 from .engine import KnowledgeBase, Pattern, Value
 from .memo import Memo
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
-from .snapshot import collection_paused
+from .snapshot import collected_young, collection_paused
 
 
 @dataclass(frozen=True)
@@ -59,10 +59,16 @@ SMALLER = 5  # how many times the rows of the smaller relation the larger has, f
 
 
 class _Store:
-    """Relations as sets of tuples, with hash indexes built on demand per bound-position pattern.
+    """Relations as the keys of dicts (sets of tuples in the order they were added), with hash
+    indexes built on demand per bound-position pattern.
 
     A store may sit on a parent (the chart-independent relations): it reads what it does
     not hold from the parent and writes only to itself, copying a parent relation first.
+
+    A dict, not a set: the collector walks a relation's rows in its order, and in the order they
+    were made they lie in memory in turn, where a set's hash order costs it a cache miss a row.
+    Once evaluated and their rows untracked, relations are settled (:meth:`settle`): the
+    collector then does not walk them at all.
     """
 
     def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset(),
@@ -71,29 +77,44 @@ class _Store:
         self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
         # (relation, positions) → the constants the rules ask there (_Plan.asked): what a constant index holds
         self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}
-        self.relations: dict[str, set] = {}
+        self.relations: dict[str, dict] = {}  # relation → its rows, as keys (values None)
+        self._settled: set[str] = set()  # the relations rebuilt since they last grew (settle)
         self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table;
         # (relation, positions) → constant index (_holding)
         self._kept: dict[str, list] = defaultdict(list)  # relation → the keys of its tables
 
-    def rows(self, pred: str) -> set:
+    def rows(self, pred: str) -> dict:
+        """A relation's rows, as the keys of a dict: to be read, not changed."""
         if pred in self.relations:
             return self.relations[pred]
         if pred in self.shared:
             return self.twin.rows(pred)
-        return self.parent.rows(pred) if self.parent else set()
+        return self.parent.rows(pred) if self.parent else {}
 
     def add(self, pred: str, rows: Iterable[tuple]) -> int:
         """Add rows to a relation; how many were new."""
-        if pred not in self.relations:
-            self.relations[pred] = set(self.parent.rows(pred)) if self.parent else set()
-        relation = self.relations[pred]
+        relation = self.relations.get(pred)
+        if relation is None:
+            relation = self.relations[pred] = dict.fromkeys(self.parent.rows(pred)) if self.parent else {}
         before = len(relation)
-        relation.update(rows)
+        if before:
+            relation.update(dict.fromkeys(rows))
+        else:  # most relations are added to once
+            relation = self.relations[pred] = dict.fromkeys(rows)
         grew = len(relation) - before
         if grew:
+            self._settled.discard(pred)
             self.forget(pred)
         return grew
+
+    def settle(self) -> None:
+        """Rebuild each relation that grew since it was last settled, once the collector has
+        untracked its rows (:func:`~liuren_logic.snapshot.collected_young` just ran): a dict
+        built of untracked rows is untracked, so that what a batch keeps is not walked again in
+        each collection (a set is always walked)."""
+        for pred in [pred for pred in self.relations if pred not in self._settled]:
+            self.relations[pred] = dict.fromkeys(self.relations[pred])
+        self._settled.update(self.relations)
 
     def forget(self, pred: str) -> None:
         """Drop the tables built here on a relation (built again if read)."""
@@ -898,7 +919,7 @@ class Materialisation:
                     for rules, recursive in self.plan.static:
                         self._stratum(rules, recursive)
             else:
-                self.store.relations = {pred: set(rows) for pred, rows in static.items()}
+                self.store.relations = {pred: dict.fromkeys(rows) for pred, rows in static.items()}
                 self._read_later([rule for rules, _ in self.plan.static for rule in rules])
         else:
             self.plan = base.plan
@@ -972,6 +993,8 @@ class Materialisation:
                 self._pending.discard(index)
                 if self._unread is not None:
                     self._forget_read(index)
+            if collected_young():  # the rows it made are untracked now: settled, they are not walked again
+                self.store.settle()
 
     def _forget_read(self, index: int) -> None:
         """Drop the tables of the relations that no stratum left to evaluate reads, now that the
@@ -1029,7 +1052,7 @@ class Materialisation:
             pred = rule.compiled.rule.head.pred
             fresh = set(rule.heads(fires))  # as a set at once: firings repeat heads many times over
             del fires
-            fresh -= self.store.rows(pred)
+            fresh.difference_update(self.store.rows(pred))
             if fresh:
                 new.setdefault(pred, ((rule, pred), set()))[1].update(fresh)
         for pred, ((rule, _), rows) in new.items():

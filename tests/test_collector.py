@@ -1,0 +1,60 @@
+"""What an evaluated batch leaves for Python's cyclic collector to walk: its relations, once
+evaluated, are dicts the collector does not track (``_Store.settle``), and a caller that turned
+the collector off finds it off, with nothing collected."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from liuren_logic.snapshot import collected_young, collection_paused
+
+from test_engine import planning_facts
+
+
+@pytest.fixture(scope="module")
+def evaluated(session):
+    """A batch large enough to plan, evaluated whole with the collector on."""
+    assert gc.isenabled()
+    return session.base.extend(planning_facts(session)).evaluate_all()
+
+
+def _untracked_rows(relations: dict) -> list[str]:
+    return [pred for pred, rows in relations.items() if rows and not any(map(gc.is_tracked, rows))]
+
+
+def test_an_evaluated_batch_holds_its_relations_untracked(evaluated):
+    relations = evaluated.store.relations
+    assert all(type(rows) is dict for rows in relations.values())
+    settled = _untracked_rows(relations)
+    assert len(settled) > len(relations) // 2  # a collection ran before the relations were rebuilt
+    assert not [pred for pred in settled if gc.is_tracked(relations[pred])]
+
+
+def test_a_relation_added_to_after_it_settled_keeps_its_rows_in_order(session):
+    batch = session.base.extend(planning_facts(session))
+    batch.query("hour", [None, None])
+    rows = list(batch.store.rows("hour"))
+    assert batch.store.add("hour", [rows[0], ("新", "子")]) == 1
+    assert list(batch.store.rows("hour")) == rows + [("新", "子")]
+    assert batch.store.add("hour", [("新", "子")]) == 0
+
+
+def test_a_collector_the_caller_turned_off_stays_off_and_collects_nothing(session):
+    gc.disable()
+    try:
+        batch = session.base.extend(planning_facts(session))
+        before = gc.get_count()[0]
+        batch.evaluate_all()
+        assert not gc.isenabled()
+        assert gc.get_count()[0] > before  # no collection ran: the count of new objects only grew
+        with collection_paused():
+            assert not collected_young()
+    finally:
+        gc.enable()
+    with collection_paused():
+        made = [set() for _ in range(gc.get_threshold()[0] + 1)]  # more new objects than the threshold
+        assert collected_young() and made
+        assert gc.get_count()[0] < len(made)
+        assert not gc.isenabled()
+    assert gc.isenabled()
