@@ -1033,7 +1033,7 @@ class Materialisation:
                 rule, pred = next(iter(delta.values()))[0]
                 raise EvaluationLimit(rule.compiled.rule, f"{pred} keeps growing: no fixpoint after "
                                       f"{self.limits.rounds} rounds of recursion")
-            changes = _Store()
+            changes = _Store(asked=self.store.asked)  # its constant indexes hold what the rules ask
             for pred, (_, rows) in delta.items():
                 changes.add(pred, rows)
             delta = self._round(values, bodies, changes)
