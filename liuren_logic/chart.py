@@ -253,7 +253,7 @@ class Chart:
         """(group, pattern) for each 課格 the chart shows."""
         if "pattern" not in self._preds:
             return []
-        group = self.session.lookup("pattern_group", self.id).get
+        group = self.session.lookup("pattern_group", self._id).get
         return list(self._view("patterns", "pattern", lambda row: group(row[0], "？"),  # held by name: so within a group
                                lambda row: (group(row[0], "？"), row[0])))
 
@@ -269,7 +269,7 @@ class Chart:
         """The chart's 課體: the method's own names first, then the 課經's, then 《指南》's, each by name."""
         if "keti" not in self._preds:
             return []
-        groups, method = self.session.lookup("keti_group", self.id), self.method
+        groups, method = self.session.lookup("keti_group", self._id), self.method
         names = list(self._view("keti", "keti", lambda row: (KETI_RANK.get(groups.get(row[0]), 3), str(row[0])),
                                 _FIRST))
         if method in names:  # once at most: each name is one row
@@ -282,7 +282,7 @@ class Chart:
         """(number, line) for each rule of the 畢法賦 the chart meets, in the 賦's order."""
         if "bifa" not in self._preds:
             return []
-        numbers = self.session.lookup("bifa_line", self.id)
+        numbers = self.session.lookup("bifa_line", self._id)
 
         def line(row: tuple) -> tuple[int, str]:
             return numbers[row[0]], row[0]
@@ -309,7 +309,7 @@ class Chart:
     @cached
     def element_strength(self) -> dict[str, str]:
         """旺相休囚死 of the five elements in the month, 旺 first ({} when the month is unknown)."""
-        order = self.session.lookup("strength_order", self.id)
+        order = self.session.lookup("strength_order", self._id)
         return dict(self._view("element_strength", "element_strength", lambda r: order.get(r[1], 9)))
 
     @cached
@@ -324,7 +324,7 @@ class Chart:
 
     def _by_branch(self, pred: str, make=None) -> "Sequence":
         """The rows of ``pred`` in the order of the branch each begins with (each ``make(row)``)."""
-        order = self.session.lookup("branch_index", self.id)
+        order = self.session.lookup("branch_index", self._id)
         return self._view(f"{pred} by branch", pred, lambda r: order.get(r[0]), make)
 
     @cached
@@ -341,8 +341,8 @@ class Chart:
     @cached
     def generals_nature(self) -> dict[str, dict]:
         """Each branch of heaven: the general it carries, the general's element and 吉/凶, and how they stand."""
-        element = self.session.lookup("general_element", self.id).get
-        omen = self.session.lookup("general_omen", self.id).get
+        element = self.session.lookup("general_element", self._id).get
+        omen = self.session.lookup("general_omen", self._id).get
         return {b: {"general": g, "element": e, "omen": o, "ride": r}
                 for b, g, r, e, o in self._by_branch("general_ride", lambda row: (*row, element(row[1]), omen(row[1])))}
 

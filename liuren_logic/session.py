@@ -248,7 +248,7 @@ class Session:
         each ``make(row)``: a batch orders and makes each distinct row once for all its charts
         (:meth:`Materialisation.view`; a table's charts show the same (spirit, branch, place)
         thousands of times). ``name`` names what ``order`` and ``make`` do, within the batch."""
-        source = self.source(chart_id)
+        source = self._sources.get(chart_id, self.base)
         if isinstance(source, Materialisation):
             return source.view(name, pred, order, make).get(chart_id, ())
         rows = _Asked(source, pred).get(chart_id)
