@@ -66,12 +66,13 @@ class ChartInput:
     def id(self) -> str:
         return f"{self.stem}{self.branch}日{self.jiang}將{self.hour}時" + (f" {self.tag}" if self.tag else "")
 
-    def facts(self) -> list[tuple[str, list, str]]:
-        """(relation, arguments, why it holds) for each input fact."""
-        return [("day", [self.id, self.stem, self.branch], f"given: day {self.stem}{self.branch}"),
-                ("jiang", [self.id, self.jiang], f"given: 月將 {self.jiang}"),
-                ("hour", [self.id, self.hour], f"given: hour {self.hour}"),
-                *((pred, [self.id, *args], origin) for pred, args, origin in self.extra)]
+    def facts(self) -> list[tuple[str, tuple, str]]:
+        """(relation, arguments, why it holds) for each input fact; the arguments a tuple of
+        strings and numbers, which the collector stops tracking at its first pass."""
+        return [("day", (self.id, self.stem, self.branch), f"given: day {self.stem}{self.branch}"),
+                ("jiang", (self.id, self.jiang), f"given: 月將 {self.jiang}"),
+                ("hour", (self.id, self.hour), f"given: hour {self.hour}"),
+                *((pred, (self.id, *args), origin) for pred, args, origin in self.extra)]
 
 
 @dataclass(frozen=True)
@@ -99,17 +100,18 @@ class DatedInput:
     def hour(self) -> str:
         return self.moment.hour_branch
 
-    def facts(self) -> list[tuple[str, list, str]]:
+    def facts(self) -> list[tuple[str, tuple, str]]:
+        """As :meth:`ChartInput.facts`: the calendar's facts, then the querent's."""
         m, why = self.moment, self.moment.reasons()
-        return [("day", [self.id, *m.day_pillar], why["day_pillar"]),
-                ("hour", [self.id, m.hour_branch], why["hour_branch"]),
-                ("year", [self.id, *m.year_pillar], why["year_pillar"]),
-                ("month", [self.id, *m.month_pillar], why["month_pillar"]),
-                ("qi", [self.id, m.qi.name], why["qi"]),
-                ("chart_year", [self.id, m.year], why["year"]),
-                *((("days_to_li", [self.id, m.days_to_li], why["next_li"]),) if m.next_li else ()),
-                ("lunar_month", [self.id, m.lunar_month], why["lunar_month"]),
-                *((pred, [self.id, *args], reason) for pred, args, reason in self.extra)]
+        return [("day", (self.id, *m.day_pillar), why["day_pillar"]),
+                ("hour", (self.id, m.hour_branch), why["hour_branch"]),
+                ("year", (self.id, *m.year_pillar), why["year_pillar"]),
+                ("month", (self.id, *m.month_pillar), why["month_pillar"]),
+                ("qi", (self.id, m.qi.name), why["qi"]),
+                ("chart_year", (self.id, m.year), why["year"]),
+                *((("days_to_li", (self.id, m.days_to_li), why["next_li"]),) if m.next_li else ()),
+                ("lunar_month", (self.id, m.lunar_month), why["lunar_month"]),
+                *((pred, (self.id, *args), reason) for pred, args, reason in self.extra)]
 
 
 def _own_kind(cls):

@@ -896,7 +896,7 @@ class Materialisation:
         self.base = base
         self.twin, self.shared = twin, shared
         self.added = 0
-        self.given: frozenset = frozenset()  # a batch's input facts, (relation, arguments)
+        self.given: Collection = frozenset()  # a batch's input facts, (relation, arguments): its origins' keys
         self._unfired: dict[str, tuple[_Rule, Optional[dict]]] = {}  # fire relation → its rule, aggregate values
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
@@ -951,8 +951,8 @@ class Materialisation:
         if alongside is not None and alongside.given == origins.keys():
             twin, shared = alongside, self._alike_with(alongside.base)
         batch = Materialisation(self.kb, base=self, twin=twin, shared=shared)
-        batch.given = frozenset(origins)
-        batch.origins.update(origins)
+        batch.given = origins.keys()
+        batch.origins.maps[0] = origins
         for pred, rows in given.items():
             if pred not in shared:
                 batch.store.add(pred, rows)

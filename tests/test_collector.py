@@ -58,3 +58,17 @@ def test_a_collector_the_caller_turned_off_stays_off_and_collects_nothing(sessio
         assert gc.get_count()[0] < len(made)
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_a_charts_input_facts_are_ones_the_collector_stops_tracking(session):
+    """A batch keeps its charts' facts (for ``session.kb``) and their origins: tuples of strings
+    and numbers, which the collector untracks (the arguments at one pass, the fact at the next; a
+    list among them would keep each fact tracked)."""
+    inputs = [session.offset_input("甲子", 3), session.dated_input("1998-11-30 12:00", born=1970, sex="f")]
+    facts = [fact for i in inputs for fact in i.facts()]
+    batch = session.base.extend(facts)
+    gc.collect()
+    gc.collect()
+    assert len(facts) > 10
+    assert not [fact for fact in facts if gc.is_tracked(fact)]
+    assert not [key for key in batch.origins.maps[0] if gc.is_tracked(key)]
