@@ -152,6 +152,7 @@ class Chart:
         self.moment = getattr(inputs, "moment", None)
         self._id = inputs.id
         self._preds = session.program.preds
+        self._source = session.source(self._id)  # its batch, kept while the chart is (its groups hold it weakly)
         self._by_chart = session.by_chart(self._id)
 
     @property
@@ -173,7 +174,7 @@ class Chart:
     def _view(self, name: str, pred: str, order=None, make=None) -> "Sequence":
         """The rows of ``pred`` in the order of ``order(row)`` (stable), each ``make(row)``
         (:meth:`Session.view`, kept under ``name``); none when the school leaves ``pred`` out."""
-        return self.session.view(self._id, name, pred, order, make) if pred in self._preds else ()
+        return self.session.view(self._id, name, pred, order, make, self._source) if pred in self._preds else ()
 
     @property
     def day(self) -> str:

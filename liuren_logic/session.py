@@ -243,12 +243,13 @@ class Session:
         return mapping
 
     def view(self, chart_id: str, name: str, pred: str, order: Optional[Callable[[tuple], object]] = None,
-             make: Optional[Callable[[tuple], object]] = None) -> Sequence:
+             make: Optional[Callable[[tuple], object]] = None, source=None) -> Sequence:
         """A chart's rows of ``pred`` (sorted, without the id) in the order of ``order(row)`` (stable),
         each ``make(row)``: a batch orders and makes each distinct row once for all its charts
         (:meth:`Materialisation.view`; a table's charts show the same (spirit, branch, place)
-        thousands of times). ``name`` names what ``order`` and ``make`` do, within the batch."""
-        source = self._sources.get(chart_id, self.base)
+        thousands of times). ``name`` names what ``order`` and ``make`` do, within the batch; ``source``
+        is what answers for the chart (by default the session's: :meth:`source`)."""
+        source = self.source(chart_id) if source is None else source
         if isinstance(source, Materialisation):
             return source.view(name, pred, order, make).get(chart_id, ())
         rows = _Asked(source, pred).get(chart_id)

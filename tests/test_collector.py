@@ -4,6 +4,7 @@ the collector off finds it off, with nothing collected."""
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 
@@ -72,3 +73,25 @@ def test_a_charts_input_facts_are_ones_the_collector_stops_tracking(session):
     assert len(facts) > 10
     assert not [fact for fact in facts if gc.is_tracked(fact)]
     assert not [key for key in batch.origins.maps[0] if gc.is_tracked(key)]
+
+
+def test_a_released_batch_is_freed_without_the_collector_and_a_chart_still_held_answers(session):
+    """``forget`` frees a batch at once, by reference counting: nothing of it waits for the cyclic
+    collector's next full pass (a long audit releases a batch every few hundred charts, and its
+    memory was held until then). A chart still held keeps its batch and reads as before."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        dropped, kept = (session.cast_offset(day, 5, born=1957, sex="m") for day in ("壬申", "癸酉"))  # this test's only
+        for chart in (dropped, kept):
+            chart.sanchuan, chart.spirits  # the batch's groups and views made
+        batch = weakref.ref(session.source(dropped.id))
+        before = (kept.sanchuan, kept.spirits)
+        session.forget([dropped.id, kept.id])
+        del dropped
+        assert batch() is None
+        assert (kept.sanchuan, kept.spirits) == before
+        assert kept.patterns and kept.lessons  # relations first grouped after the release
+    finally:
+        if enabled:
+            gc.enable()
