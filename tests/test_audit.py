@@ -1,9 +1,12 @@
 """Audits of disputed readings: what each changes, with both derivations."""
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
+import weakref
+from functools import partial
 
 import pytest
 
@@ -205,18 +208,31 @@ def test_dated_batches_cast_each_distinct_chart_once_and_release_them(monkeypatc
     whole = compare(late, midnight, inputs_of)
     # a day: 00:00 alone, eleven two-hour branches of two moments, and 23:00 (a day apart under the readings)
     assert whole.charts == 48 and whole.distinct == 26
-    casts, seen = [], []
+    casts, seen, batches = [], [], []
+
+    def counted(session, original, inputs, **options):
+        charts = original(inputs, **options)
+        casts.append(len(inputs))
+        batches.append(weakref.ref(session.source(charts[0].id)))
+        return charts
+    late, midnight = Session(), Session(readings={"day_boundary": "00:00"})  # nothing cast yet
     for session in (late, midnight):
-        original = session.cast_many
-        monkeypatch.setattr(session, "cast_many", lambda inputs, original=original, **options:
-                            casts.append(len(inputs)) or original(inputs, **options))
+        monkeypatch.setattr(session, "cast_many", partial(counted, session, session.cast_many))
     monkeypatch.setattr(A, "BATCH", 10)
     monkeypatch.setattr(A, "CHUNK", 4)
     kept = whole.differences[0].chart
-    batched = compare(late, midnight, inputs_of, lambda done, total: seen.append((done, total)), keep=[kept])
+    enabled = gc.isenabled()
+    gc.disable()  # a released batch is freed at once, not by a collection
+    try:
+        batched = compare(late, midnight, inputs_of, lambda done, total: seen.append((done, total)), keep=[kept])
+        alive = sum(batch() is not None for batch in batches)
+    finally:
+        if enabled:
+            gc.enable()
     assert batched.differences == whole.differences and batched.rows == whole.rows
     assert sum(casts) == 2 * 26 and max(casts) == 4 and seen[-1] == (26, 26)
     assert late.chart(kept) is not None and late.chart(when[0].strftime("%Y-%m-%d %H:%M:%S+0800")) is None
+    assert len(batches) == 14 and alive == 2  # the kept chart's batch in each session
 
 
 def test_the_progress_bar_redraws_one_line_on_stderr(capsys):
