@@ -60,7 +60,7 @@ _DAY_NIGHT = ("fixed", "sun")
 _SUN_ALTITUDE = -0.833                               # refraction + solar semi-diameter, degrees
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TermInstant:
     """A solar term and the instant it begins."""
 
@@ -72,7 +72,7 @@ class TermInstant:
         return f"{self.name} {_fmt(self.instant)} UTC+8"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Basis:
     """What the reasons are written from (not part of the public value)."""
 
@@ -88,7 +88,7 @@ class _Basis:
     chart_day: date
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Moment:
     """Everything a chart needs from the calendar; ``reasons()`` says why."""
 
@@ -187,7 +187,7 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
         year_pillar=_cycle_name((pillar_year - 4) % 60),
         month_pillar=_month_pillar(pillar_year, month_branch),
         day_pillar=_cycle_name(_day_index(chart_day.toordinal())),
-        hour_pillar=STEMS[hour_stem] + BRANCHES[branch], hour_branch=BRANCHES[branch],
+        hour_pillar=_pillar(hour_stem, branch), hour_branch=_BRANCHES[branch],
         term=term, qi=qi, next_li=next_li,
         lunar_month=abs(lunar), lunar_leap=lunar < 0,
         daytime=daytime, sunrise=sunrise, sunset=sunset,
@@ -302,8 +302,10 @@ def _term_position(sec: float) -> tuple[int, int]:
             return year, bisect_right(secs, sec) - 1
 
 
+@lru_cache(maxsize=None)
 def _term(year: int, index: int) -> TermInstant:
-    """Term ``index`` of term-year ``year`` (index may run past 0..23)."""
+    """Term ``index`` of term-year ``year`` (index may run past 0..23): one object for every moment
+    that names it (a long dated audit holds hundreds of thousands of moments)."""
     year, index = year + index // 24, index % 24
     instant = _EPOCH8 + timedelta(seconds=_term_seconds(year)[index])
     return TermInstant(TERM_NAMES[index], instant, index % 2 == 0)
@@ -319,8 +321,16 @@ def _next_li(year: int, index: int) -> TermInstant | None:
         return None
 
 
+_PILLARS = tuple(tuple(stem + branch for branch in BRANCHES) for stem in STEMS)  # one string per pillar, shared
+_BRANCHES = tuple(BRANCHES)  # and per branch (indexing a str makes a new one)
+
+
+def _pillar(stem: int, branch: int) -> str:
+    return _PILLARS[stem][branch]
+
+
 def _cycle_name(index: int) -> str:
-    return STEMS[index % 10] + BRANCHES[index % 12]
+    return _pillar(index % 10, index % 12)
 
 
 def _day_index(ordinal: int) -> int:
@@ -339,7 +349,7 @@ def _chart_day(ordinal: int, wall: datetime, day_boundary: str) -> date:
 def _month_pillar(pillar_year: int, branch: int) -> str:
     """Month pillar by 五虎遁: the 寅 month of a 甲/己 year is 丙寅, and so on."""
     yin_stem = ((pillar_year - 4) % 10 % 5 * 2 + 2) % 10
-    return STEMS[(yin_stem + (branch - 2) % 12) % 10] + BRANCHES[branch]
+    return _pillar((yin_stem + (branch - 2) % 12) % 10, branch)
 
 
 @lru_cache(maxsize=None)
