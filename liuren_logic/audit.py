@@ -12,7 +12,7 @@ batch once compared, so a year of hourly moments stays within memory.
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence
@@ -27,14 +27,14 @@ if TYPE_CHECKING:
 
 BATCH = 1440  # an audit of at most this many distinct charts keeps them all (the day and night table)
 CHUNK = 240  # beyond it, charts are cast, compared and released this many at a time (~40 MB a session)
-# Measured (punishment=seed000, hourly, whole process, load average 0.8, CPU ≈ wall, batches evaluated on
-# demand; peak RSS in KiB): a year (8760 moments, 4389 charts) 13.4 s and 186,712; two years (17,520
-# moments, 8962 charts) 27.0 s and 256,068; 45,000 moments (23,840 charts) 83.2 s and 503,060; 49,000
-# moments 92.2 s and 534,796. Past two years each moment costs about 8.8 KiB (most charts change, and a
-# changed chart keeps its row under both readings) and 2 ms, so 43,000 moments stay under 500 MB
-# (about 485,000 KiB).
-MAX_MOMENTS = 43_000
-SECONDS_PER_MOMENT = 0.00185  # 83.2 s / 45,000 moments
+# Measured (punishment=seed000, hourly from 2023-01-01, whole process, idle, CPU ≈ wall; peak RSS in KiB): a year
+# (8760 moments, 4391 charts) 9.0 s and 149,968; 43,000 moments 50.7 s and 248,540; 80,000 (41,917 charts) 96.8 s
+# and 360,144; 120,000 (62,328 charts) 161.7 s and 490,128. Each distinct chart's inputs are kept only until its
+# batch is cast, and the signatures share their facts; what grows is the changed charts' differences and rows,
+# about 3.25 KiB a moment past 80,000. 113,000 moments stay under 500 MB (488,281 KiB) by about 20 MB, the
+# spread seen between runs of the same audit.
+MAX_MOMENTS = 113_000
+SECONDS_PER_MOMENT = 0.00135  # 161.7 s / 120,000 moments
 
 CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
 
@@ -155,25 +155,30 @@ def compare(a: Session, b: Session, inputs_of: Optional[Callable[[Session], list
     ``inputs_of(session)`` gives a session's chart inputs (default: the 720 charts, day and
     night); it is asked of each session, since a calendar reading can change a chart's inputs.
     Inputs with the same facts under both readings are one chart, cast once (its first
-    moment's id, the others counted in ``moments``); ``progress(done, total)`` follows the
-    batches. Past ``BATCH`` distinct charts, each ``CHUNK`` is released once compared, except
-    the charts named in ``keep``.
+    moment's id, the others counted in ``moments``); only those first inputs are kept, so an
+    ``inputs_of`` that yields them one at a time holds the distinct charts' inputs alone.
+    ``progress(done, total)`` follows the batches. Past ``BATCH`` distinct charts, each
+    ``CHUNK`` is released once compared, except the charts named in ``keep``.
     """
     inputs_of = inputs_of or table_inputs
-    pairs = list(zip(inputs_of(a), inputs_of(b)))
     keep = set(keep)
-    first: dict = {}
-    shared: Counter = Counter()
-    for index, (x, y) in enumerate(pairs):
-        key = ("kept", index) if x.id in keep else (_signature(x), _signature(y))
-        first.setdefault(key, index)
-        shared[key] += 1
-    chosen = [(pairs[index], shared[key]) for key, index in first.items()]
-    audit = Audit(a.name, b.name, len(pairs), distinct=len(chosen))
-    release = len(chosen) > BATCH
+    first: dict = {}  # signature under both readings → [the first moment's pair of inputs, how many moments]
+    seen: dict = {}  # the facts of the signatures (_signature)
+    audited = 0
+    for audited, (x, y) in enumerate(zip(inputs_of(a), inputs_of(b)), 1):
+        key = ("kept", audited) if x.id in keep else (_signature(x, seen), _signature(y, seen))
+        found = first.get(key)
+        if found is None:
+            first[key] = [(x, y), 1]
+        else:
+            found[1] += 1
+    pending = deque(first.values())  # each batch's inputs are dropped once it is cast
+    del first, seen  # nor are the signatures needed past here
+    audit = Audit(a.name, b.name, audited, distinct=len(pending))
+    release = len(pending) > BATCH
     size = CHUNK if release else BATCH
-    for start in range(0, len(chosen), size):
-        part = chosen[start:start + size]
+    while pending:
+        part = [pending.popleft() for _ in range(min(size, len(pending)))]
         casts = [a.cast_many([x for (x, _), _ in part])]
         casts.append(b.cast_many([y for (_, y), _ in part], alongside=a))  # what both define alike, derived once
         for before, after, (_, count) in zip(*casts, part):
@@ -182,13 +187,15 @@ def compare(a: Session, b: Session, inputs_of: Optional[Callable[[Session], list
             for session, charts in zip((a, b), casts):
                 session.forget([c.id for c in charts if c.id not in keep])
         if progress:
-            progress(start + len(part), len(chosen))
+            progress(audit.distinct - len(pending), audit.distinct)
     return audit
 
 
-def _signature(chart_input) -> tuple:
-    """What a chart is cast from, without its id: two inputs with the same signature are one chart."""
-    return tuple((pred, tuple(args[1:])) for pred, args, _ in chart_input.facts())
+def _signature(chart_input, seen: dict) -> tuple:
+    """The input's :meth:`~liuren_logic.chart.ChartInput.signature`, each of its facts the one ``seen``
+    holds: the signatures an audit keeps share their facts."""
+    facts = chart_input.signature()
+    return tuple(map(seen.setdefault, facts, facts))
 
 
 def _differ(audit: Audit, before, after, moments: int) -> None:

@@ -74,6 +74,11 @@ class ChartInput:
                 ("hour", (self.id, self.hour), f"given: hour {self.hour}"),
                 *((pred, (self.id, *args), origin) for pred, args, origin in self.extra)]
 
+    def signature(self) -> tuple:
+        """What the chart is cast from, without its id: (relation, arguments after the chart id) of
+        each input fact. Two inputs with the same signature are one chart (an audit casts it once)."""
+        return tuple((pred, args[1:]) for pred, args, _ in self.facts())
+
 
 @dataclass(frozen=True)
 class DatedInput:
@@ -102,16 +107,22 @@ class DatedInput:
 
     def facts(self) -> list[tuple[str, tuple, str]]:
         """As :meth:`ChartInput.facts`: the calendar's facts, then the querent's."""
-        m, why = self.moment, self.moment.reasons()
-        return [("day", (self.id, *m.day_pillar), why["day_pillar"]),
-                ("hour", (self.id, m.hour_branch), why["hour_branch"]),
-                ("year", (self.id, *m.year_pillar), why["year_pillar"]),
-                ("month", (self.id, *m.month_pillar), why["month_pillar"]),
-                ("qi", (self.id, m.qi.name), why["qi"]),
-                ("chart_year", (self.id, m.year), why["year"]),
-                *((("days_to_li", (self.id, m.days_to_li), why["next_li"]),) if m.next_li else ()),
-                ("lunar_month", (self.id, m.lunar_month), why["lunar_month"]),
-                *((pred, (self.id, *args), reason) for pred, args, reason in self.extra)]
+        why = self.moment.reasons()
+        return [*((pred, (self.id, *args), why[reason]) for pred, args, reason in self._calendar()),
+                *((pred, (self.id, *args), origin) for pred, args, origin in self.extra)]
+
+    def signature(self) -> tuple:
+        """As :meth:`ChartInput.signature`, without writing the calendar's reasons."""
+        return (*((pred, args) for pred, args, _ in self._calendar()), *((pred, tuple(args)) for pred, args, _ in self.extra))
+
+    def _calendar(self) -> list[tuple[str, tuple, str]]:
+        """(relation, arguments after the chart id, the name of its reason) of each calendar fact."""
+        m = self.moment
+        return [("day", tuple(m.day_pillar), "day_pillar"), ("hour", (m.hour_branch,), "hour_branch"),
+                ("year", tuple(m.year_pillar), "year_pillar"), ("month", tuple(m.month_pillar), "month_pillar"),
+                ("qi", (m.qi.name,), "qi"), ("chart_year", (m.year,), "year"),
+                *((("days_to_li", (m.days_to_li,), "next_li"),) if m.next_li else ()),
+                ("lunar_month", (m.lunar_month,), "lunar_month")]
 
 
 def _own_kind(cls):

@@ -243,3 +243,17 @@ def test_the_progress_bar_redraws_one_line_on_stderr(capsys):
     show(10, 10)
     err = capsys.readouterr().err
     assert err == "\r[#####·····] 5/10 charts\r[##########] 10/10 charts\n"
+
+
+@pytest.mark.parametrize("readings", [{}, {"daynight": "sun"}])
+def test_an_inputs_signature_is_its_facts_without_the_chart_id(readings):
+    """What an audit compares inputs by (their signatures, written without the calendar's reasons)
+    is what they are cast from: their facts, each without the chart id."""
+    session = Session(readings=readings)
+    inputs = [session.dated_input("2024-03-01 12:00", longitude=116.4, latitude=39.9, born=1970, sex="f"),
+              session.offset_input("辛巳", 8, born=1931, sex="m")]
+    for chart_input in inputs:
+        facts = chart_input.facts()
+        assert chart_input.signature() == tuple((pred, args[1:]) for pred, args, _ in facts)
+        assert {"birth_year", "sex"} <= {pred for pred, _, _ in facts}
+    assert ("sun_up", ()) in inputs[0].signature() or not readings
