@@ -14,8 +14,9 @@ import json
 import os
 import re
 import sys
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence
+from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from .errors import InputError, KBError, LiurenError
 from .script import simplified
@@ -277,9 +278,10 @@ def _json(data: dict, args, sessions=()) -> None:
     """A ``--json`` document: ``--simplified`` changes its prose only (never an id or a value)."""
     from .jsondata import display_only
 
-    text = json.dumps(display_only(data, getattr(args, "simplified", False)), ensure_ascii=False, indent=1,
-                      default=str)
-    _write(text, argparse.Namespace(**{**vars(args), "simplified": False}), sessions)
+    pieces = json.JSONEncoder(ensure_ascii=False, indent=1, default=str).iterencode(
+        display_only(data, getattr(args, "simplified", False)))
+    joined = iter(lambda: "".join(islice(pieces, 4096)), "")  # written as encoded: no whole copy of a long audit's
+    _write(joined, argparse.Namespace(**{**vars(args), "simplified": False}), sessions)
 
 
 def cmd_cast(args) -> int:
@@ -346,25 +348,38 @@ def _simplified_graph(graph: "Digraph") -> "Digraph":
     return out
 
 
-def _write(data: str | bytes, args, sessions=(), what: str = "--output") -> None:
-    """Text or bytes to ``--output`` or standard output (simplified when asked), never over a file read."""
-    if isinstance(data, str):
-        data = printable(simplified(data) if getattr(args, "simplified", False) else data)
+def _write(data: "str | bytes | Iterable[str]", args, sessions=(), what: str = "--output") -> None:
+    """Text (a string, or the pieces of one, written as they come: a long audit's ``--json``) or bytes
+    to ``--output`` or standard output (simplified when asked), never over a file read."""
     output = getattr(args, "output", None)
+    if isinstance(data, bytes):
+        if output is None and sys.stdout.isatty():
+            raise InputError("that output is binary: give --output FILE")
+    else:
+        data = _printable_pieces([data] if isinstance(data, str) else data, getattr(args, "simplified", False),
+                                 newline=output is None)
     if output is not None:
-        if isinstance(data, str):
-            data = (data if data.endswith("\n") else data + "\n").encode("utf-8", "surrogateescape")
         from .userfiles import write_replacing
 
-        write_replacing(output, data, _files_read(args, sessions), what)
+        pieces = data if isinstance(data, bytes) else (piece.encode("utf-8", "surrogateescape") for piece in data)
+        write_replacing(output, pieces, _files_read(args, sessions), what)
     elif isinstance(data, bytes):
-        if sys.stdout.isatty():
-            raise InputError("that output is binary: give --output FILE")
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
     else:
-        print(data)
+        sys.stdout.writelines(data)
+
+
+def _printable_pieces(pieces: Iterable[str], simplify: bool, newline: bool) -> Iterator[str]:
+    """The pieces of a text, printable and simplified when asked (both a character at a time), then a
+    newline: always (standard output, as ``print``), or only where the text does not end in one."""
+    last = ""
+    for piece in pieces:
+        last = piece or last
+        yield printable(simplified(piece) if simplify else piece)
+    if newline or not last.endswith("\n"):
+        yield "\n"
 
 
 def _files_read(args, sessions) -> list[Path]:

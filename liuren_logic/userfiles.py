@@ -30,8 +30,9 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     return data
 
 
-def write_replacing(path: Path, data: bytes, inputs: Iterable[Path] = (), what: str = "--output") -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, refusing any of ``inputs``."""
+def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterable[Path] = (), what: str = "--output") -> None:
+    """Write ``data`` (bytes, or pieces of them written as they come) to ``path`` through a temporary
+    file and a rename, refusing any of ``inputs``."""
     target = os.path.realpath(path)
     for source in inputs:
         if _same(target, source):
@@ -43,19 +44,26 @@ def write_replacing(path: Path, data: bytes, inputs: Iterable[Path] = (), what: 
     try:
         if info is not None and not stat.S_ISREG(info.st_mode):  # a device or FIFO (/dev/stdout): write through
             with open(target, "wb") as handle:
-                handle.write(data)
+                _write_all(handle, data)
             return
         _replace(target, data, stat.S_IMODE(info.st_mode) if info else _default_mode())
     except OSError as error:
         raise InputError(f"{what}: cannot write {path}: {error.strerror or error}") from None
 
 
-def _replace(target: str, data: bytes, mode: int) -> None:
+def _write_all(handle, data: "bytes | Iterable[bytes]") -> None:
+    if isinstance(data, bytes):
+        handle.write(data)
+    else:
+        handle.writelines(data)
+
+
+def _replace(target: str, data: "bytes | Iterable[bytes]", mode: int) -> None:
     folder, name = os.path.split(target)
     fd, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            _write_all(handle, data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temporary, mode)
