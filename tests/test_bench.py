@@ -29,3 +29,17 @@ def test_bench_smoke(tmp_path):
     assert isinstance(figures["kinliuren_disagreements"], int)
     assert figures["cast_ratio"] > 0 and figures["why_ms_median"] > 0 and figures["peak_mb"] > 0
     assert "三傳" in done.stdout
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_dated_audit_benchmark_smoke(tmp_path, as_json):
+    """benchmarks/dated_audit.py over a day and two days of hourly moments, read from either report."""
+    out = tmp_path / "dated.json"
+    script = BENCH.with_name("dated_audit.py")
+    done = subprocess.run([sys.executable, str(script), "--moments", "48", "24", "--json", str(out),
+                           *(["--as-json"] if as_json else [])], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(out.read_text("utf-8"))
+    assert [row["moments"] for row in rows] == [24, 48]
+    assert all(row["peak_kib"] > 0 and 0 < row["charts"] <= row["moments"] for row in rows)
+    assert rows[0]["charts"] < rows[1]["charts"] and "KiB/moment" in done.stdout

@@ -182,3 +182,18 @@ def test_the_board_a_calendar_line_spirits_by_origin_generals_states_and_warning
     assert code == 0 and err.startswith("liuren: warning: --longitude is ignored")
     code, _, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--longitude", "116.4", "--reading", "hours=true_solar")
     assert code == 0 and "warning" not in err
+
+
+def test_text_written_in_pieces_is_the_text_written_whole():
+    """A document written as it is encoded (a long audit's --json) is printable piece by piece and
+    ends as a whole text does: standard output always gains a newline (as print), a file only
+    where the text lacks one."""
+    from liuren_logic.cli import _printable_pieces, printable
+
+    text = "賊剋\x1b[2J\n" + "x" * 10 + "\u202e末"
+    for cut in range(len(text) + 1):
+        pieces = [text[:cut], "", text[cut:]]
+        assert "".join(_printable_pieces(pieces, False, newline=True)) == printable(text) + "\n"
+        assert "".join(_printable_pieces(pieces, False, newline=False)) == printable(text) + "\n"
+        assert "".join(_printable_pieces([text + "\n"], False, newline=False)) == printable(text) + "\n"
+    assert "".join(_printable_pieces(["賊", "剋"], True, newline=True)) == "贼克\n"
