@@ -8,7 +8,8 @@ process only.
 
     python benchmarks/dated_audit.py                        # a year: 8760 moments
     python benchmarks/dated_audit.py --moments 43000 120000 --json dated.json
-    python benchmarks/dated_audit.py --as-json              # the audit writing its --json document
+    python benchmarks/dated_audit.py --report json          # the audit writing its --json document
+    python benchmarks/dated_audit.py --report html          # its text, and its --html page to a scratch file
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -34,11 +36,11 @@ PROGRAM = ("import sys, liuren_logic.audit as A\n"
 COUNTS = re.compile(r": (\d+) of (\d+) charts \((\d+) moments\)")  # the text report's first line
 
 
-def audit_argv(moments: int, as_json: bool) -> list[str]:
+def audit_argv(moments: int, report: str, page: Path) -> list[str]:
     last = START + timedelta(hours=moments - 1)
     return [sys.executable, "-c", PROGRAM, str(moments), "audit", "--vs", "punishment=seed000",
             "--from", f"{START:%Y-%m-%d %H:%M}", "--to", f"{last:%Y-%m-%d %H:%M}", "--step", "1h",
-            *(["--json"] if as_json else [])]
+            *{"text": [], "json": ["--json"], "html": ["--html", str(page)]}[report]]
 
 
 def counts(output: bytes, as_json: bool) -> tuple[int, int]:
@@ -50,18 +52,19 @@ def counts(output: bytes, as_json: bool) -> tuple[int, int]:
     return int(charts), int(changed)
 
 
-def run(moments: int, as_json: bool) -> dict:
+def run(moments: int, report: str) -> dict:
     """One audit of ``moments`` hourly moments: wall and CPU seconds, peak RSS, and what it counted."""
     started = datetime.now()
-    child = subprocess.Popen(audit_argv(moments, as_json), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             stdin=subprocess.DEVNULL)
-    output = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)  # this child's own usage, not every child's so far
+    with tempfile.TemporaryDirectory() as scratch:
+        child = subprocess.Popen(audit_argv(moments, report, Path(scratch) / "audit.html"), stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        output = child.stdout.read()
+        _, status, usage = os.wait4(child.pid, 0)  # this child's own usage, not every child's so far
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"the audit of {moments} moments failed (exit {child.returncode})")
-    charts, changed = counts(output, as_json)
-    return {"moments": moments, "json": as_json, "wall_s": (datetime.now() - started).total_seconds(),
+    charts, changed = counts(output, report == "json")
+    return {"moments": moments, "report": report, "wall_s": (datetime.now() - started).total_seconds(),
             "cpu_s": usage.ru_utime + usage.ru_stime, "peak_kib": usage.ru_maxrss, "charts": charts, "changed": changed}
 
 
@@ -78,13 +81,14 @@ def report(rows: list[dict]) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="a dated audit of hourly moments as a whole process")
     parser.add_argument("--moments", type=int, nargs="+", default=[8760], help="counts of hourly moments (default 8760)")
-    parser.add_argument("--as-json", action="store_true", help="the audit writes --json (a document of every difference)")
+    parser.add_argument("--report", choices=("text", "json", "html"), default="text",
+                        help="what the audit writes: its text (default), --json, or its text and an --html page")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     args = parser.parse_args(argv)
     if min(args.moments) < 1:
         parser.error("--moments: each count must be at least 1")
     compile_package()
-    rows = [run(n, args.as_json) for n in sorted(args.moments)]
+    rows = [run(n, args.report) for n in sorted(args.moments)]
     print(report(rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), "utf-8")

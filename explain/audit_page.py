@@ -2,7 +2,7 @@
 charts asked about, the derivation under each reading side by side (inline SVG, no network)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
 from .page import esc, inline_svg
 from .picture import render
@@ -23,21 +23,24 @@ pre{font-size:.8em;background:#fafafa;padding:.6em;overflow:auto}
 
 
 def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "Digraph"]]] = None,
-               lang: str = "zh") -> str:
-    """The page: ``explained`` maps a chart id to {reading: derivation graph}."""
+               lang: str = "zh") -> Iterator[str]:
+    """The page, in pieces to be written as they are made (a long dated audit lists hundreds of
+    thousands of differences): ``explained`` maps a chart id to {reading: derivation graph}."""
     rows = "".join(f"<tr><td>{esc(c)}</td><td>{n}</td></tr>" for c, n in audit.summary().items() if n)
-    diffs = "".join(f"<tr><td>{esc(d.chart)}</td><td>{esc(d.conclusion)}</td><td>{esc(d.before)}</td>"
-                    f"<td>{esc(d.after)}</td></tr>" for d in audit.differences)
-    parts = [f"<h1>{esc(audit.a)} → {esc(audit.b)}</h1>",
-             f"<p>{len(audit.changed())} of {audit.charts} charts change.</p>",
-             f"<table><tr><th>conclusion</th><th>charts</th></tr>{rows}</table>",
-             f"<table><tr><th>chart</th><th>conclusion</th><th>{esc(audit.a)}</th><th>{esc(audit.b)}</th></tr>{diffs}</table>"]
+    yield (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{esc(audit.a)} → {esc(audit.b)}</title>"
+           f"<style>{CSS}</style></head><body><h1>{esc(audit.a)} → {esc(audit.b)}</h1>"
+           f"<p>{len(audit.changed())} of {audit.charts} charts change.</p>"
+           f"<table><tr><th>conclusion</th><th>charts</th></tr>{rows}</table>"
+           f"<table><tr><th>chart</th><th>conclusion</th><th>{esc(audit.a)}</th><th>{esc(audit.b)}</th></tr>")
+    for d in audit.differences:
+        yield (f"<tr><td>{esc(d.chart)}</td><td>{esc(d.conclusion)}</td><td>{esc(d.before)}</td>"
+               f"<td>{esc(d.after)}</td></tr>")
+    yield "</table>"
     for chart_id, graphs in (explained or {}).items():
-        parts.append(f"<h2>{esc(chart_id)}</h2><div class=\"lr-pair\">")
+        yield f"<h2>{esc(chart_id)}</h2><div class=\"lr-pair\">"
         for reading, graph in graphs.items():
             shown = compact(graph)
-            parts.append(f"<div><h3>{esc(reading)}: {esc(graph.graph.get('question', ''))}</h3>"
-                         f"{inline_svg(render(shown, 'svg', lang))}<pre>{esc(render_tree(graph, lang))}</pre></div>")
-        parts.append("</div>")
-    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{esc(audit.a)} → {esc(audit.b)}</title>"
-            f"<style>{CSS}</style></head><body>{''.join(parts)}</body></html>")
+            yield (f"<div><h3>{esc(reading)}: {esc(graph.graph.get('question', ''))}</h3>"
+                   f"{inline_svg(render(shown, 'svg', lang))}<pre>{esc(render_tree(graph, lang))}</pre></div>")
+        yield "</div>"
+    yield "</body></html>"

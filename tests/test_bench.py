@@ -31,13 +31,13 @@ def test_bench_smoke(tmp_path):
     assert "三傳" in done.stdout
 
 
-@pytest.mark.parametrize("as_json", [False, True])
-def test_dated_audit_benchmark_smoke(tmp_path, as_json):
+@pytest.mark.parametrize("report", ["text", "json", "html"])
+def test_dated_audit_benchmark_smoke(tmp_path, report):
     """benchmarks/dated_audit.py over a day and two days of hourly moments, read from either report."""
     out = tmp_path / "dated.json"
     script = BENCH.with_name("dated_audit.py")
     done = subprocess.run([sys.executable, str(script), "--moments", "48", "24", "--json", str(out),
-                           *(["--as-json"] if as_json else [])], capture_output=True, text=True, timeout=120)
+                           "--report", report], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rows = json.loads(out.read_text("utf-8"))
     assert [row["moments"] for row in rows] == [24, 48]
