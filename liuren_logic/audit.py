@@ -27,14 +27,15 @@ if TYPE_CHECKING:
 
 BATCH = 1440  # an audit of at most this many distinct charts keeps them all (the day and night table)
 CHUNK = 240  # beyond it, charts are cast, compared and released this many at a time (~40 MB a session)
-# Measured (punishment=seed000, hourly from 2023-01-01, whole process, idle, CPU ≈ wall; peak RSS in KiB): a year
-# (8760 moments, 4391 charts) 9.0 s and 149,968; 43,000 moments 50.7 s and 248,540; 80,000 (41,917 charts) 96.8 s
-# and 360,144; 120,000 (62,328 charts) 161.7 s and 490,128. Each distinct chart's inputs are kept only until its
-# batch is cast, and the signatures share their facts; what grows is the changed charts' differences and rows,
-# about 3.25 KiB a moment past 80,000. 113,000 moments stay under 500 MB (488,281 KiB) by about 20 MB, the
-# spread seen between runs of the same audit.
-MAX_MOMENTS = 113_000
-SECONDS_PER_MOMENT = 0.00135  # 161.7 s / 120,000 moments
+# Measured by benchmarks/dated_audit.py (punishment=seed000, hourly from 2023-01-01, whole process, idle, CPU ≈
+# wall; peak RSS in KiB): a year (8760 moments, 4391 charts) 9.0 s and 149,968; 43,000 moments 50.7 s and 248,540;
+# 80,000 96.8 s and 360,144; 120,000 161.7 s and 490,128; 108,000 (56,030 charts) with --json 154.4 s and 456,172,
+# with --html 129.3 s and 443,928. Each distinct chart's inputs are kept only until its batch is cast, the
+# signatures share their facts, and --json and --html are written as they are made; what grows is the changed
+# charts' differences and rows, about 3.25 KiB a moment. 108,000 moments stay under 500 MB (488,281 KiB) in every
+# report by 32 MB or more, past the spread of about 20 MB seen between runs of the same audit.
+MAX_MOMENTS = 108_000
+SECONDS_PER_MOMENT = 0.00143  # 154.4 s / 108,000 moments with --json, the slowest report
 
 CONCLUSIONS = ("三傳", "method", "names", "generals", "spirits", "patterns")
 
