@@ -149,7 +149,7 @@ def moments(start: str, stop: str, step: str) -> list[datetime]:
     return [first + i * delta for i in range(count)]
 
 
-def compare(a: Session, b: Session, inputs_of: Optional[Callable[[Session], list]] = None,
+def compare(a: Session, b: Session, inputs_of: Optional[Callable[[Session], Iterable]] = None,
             progress: Optional[Callable[[int, int], None]] = None, keep: Iterable[str] = ()) -> Audit:
     """Cast the same charts in both sessions and list every conclusion that differs.
 
