@@ -113,7 +113,8 @@ class DatedInput:
 
     def signature(self) -> tuple:
         """As :meth:`ChartInput.signature`, without writing the calendar's reasons."""
-        return (*((pred, args) for pred, args, _ in self._calendar()), *((pred, tuple(args)) for pred, args, _ in self.extra))
+        return (*((pred, args) for pred, args, _ in self._calendar()),
+                *((pred, tuple(args)) for pred, args, _ in self.extra))
 
     def _calendar(self) -> list[tuple[str, tuple, str]]:
         """(relation, arguments after the chart id, the name of its reason) of each calendar fact."""

@@ -1,7 +1,6 @@
 """A mapping that makes each missing key's value when first asked."""
 from __future__ import annotations
 
-from types import MethodType
 from typing import Callable
 from weakref import WeakMethod
 
@@ -9,16 +8,16 @@ from weakref import WeakMethod
 class Memo(dict):
     """``memo[key]`` is ``make(key)``, made once; a hit is one C call (``map(memo.__getitem__, keys)``).
 
-    A method ``make`` is held weakly, so that an object memoising its own method makes no reference
-    cycle with its memo: it is freed as soon as it is dropped, not at the cyclic collector's next full
-    pass (a long audit drops a batch of charts every few hundred; a batch's evaluation pauses the
+    ``make`` is a method of the object that holds the memo, held weakly so that the two make no
+    reference cycle: the object is freed as soon as it is dropped, not at the cyclic collector's next
+    full pass (a long audit drops a batch of charts every few hundred; a batch's evaluation pauses the
     collector). Whoever keeps the memo to read it later keeps its object too."""
 
     __slots__ = ("_make",)
 
     def __init__(self, make: Callable):
         super().__init__()
-        self._make = WeakMethod(make) if isinstance(make, MethodType) else lambda: make
+        self._make = WeakMethod(make)
 
     def __missing__(self, key):
         value = self[key] = self._make()(key)

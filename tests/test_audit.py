@@ -1,7 +1,6 @@
 """Audits of disputed readings: what each changes, with both derivations."""
 from __future__ import annotations
 
-import gc
 import json
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import pytest
 from liuren_logic import Session
 from liuren_logic.audit import compare, explain, follows, moments, render_cases, render_text
 from liuren_logic.errors import InputError, KBError
+from liuren_logic.snapshot import collection_paused
 
 
 @pytest.fixture(scope="module")
@@ -221,14 +221,9 @@ def test_dated_batches_cast_each_distinct_chart_once_and_release_them(monkeypatc
     monkeypatch.setattr(A, "BATCH", 10)
     monkeypatch.setattr(A, "CHUNK", 4)
     kept = whole.differences[0].chart
-    enabled = gc.isenabled()
-    gc.disable()  # a released batch is freed at once, not by a collection
-    try:
+    with collection_paused():  # a released batch is freed at once, not by a collection
         batched = compare(late, midnight, inputs_of, lambda done, total: seen.append((done, total)), keep=[kept])
         alive = sum(batch() is not None for batch in batches)
-    finally:
-        if enabled:
-            gc.enable()
     assert batched.differences == whole.differences and batched.rows == whole.rows
     assert sum(casts) == 2 * 26 and max(casts) == 4 and seen[-1] == (26, 26)
     assert late.chart(kept) is not None and late.chart(when[0].strftime("%Y-%m-%d %H:%M:%S+0800")) is None

@@ -79,9 +79,7 @@ def test_a_released_batch_is_freed_without_the_collector_and_a_chart_still_held_
     """``forget`` frees a batch at once, by reference counting: nothing of it waits for the cyclic
     collector's next full pass (a long audit releases a batch every few hundred charts, and its
     memory was held until then). A chart still held keeps its batch and reads as before."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collection_paused():  # what is freed is freed by reference counting
         dropped, kept = (session.cast_offset(day, 5, born=1957, sex="m") for day in ("壬申", "癸酉"))  # this test's only
         for chart in (dropped, kept):
             chart.sanchuan, chart.spirits  # the batch's groups and views made
@@ -92,6 +90,3 @@ def test_a_released_batch_is_freed_without_the_collector_and_a_chart_still_held_
         assert batch() is None
         assert (kept.sanchuan, kept.spirits) == before
         assert kept.patterns and kept.lessons  # relations first grouped after the release
-    finally:
-        if enabled:
-            gc.enable()
