@@ -79,9 +79,11 @@ class _Store:
         self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}
         self.relations: dict[str, dict] = {}  # relation → its rows, as keys (values None)
         self._settled: set[str] = set()  # the relations rebuilt since they last grew (settle)
+        # Kept as few objects the collector walks as can be (a batch holds them for as long as its charts):
         self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table;
         # (relation, positions) → constant index (_holding)
-        self._kept: dict[str, list] = defaultdict(list)  # relation → the keys of its tables
+        self._single: set[tuple] = set()  # the specs of the tables that hold one tail a key
+        self._kept: dict[str, tuple] = {}  # relation → the keys of its tables
 
     def rows(self, pred: str) -> dict:
         """A relation's rows, as the keys of a dict: to be read, not changed."""
@@ -120,6 +122,7 @@ class _Store:
         """Drop the tables built here on a relation (built again if read)."""
         for spec in self._kept.pop(pred, ()):
             del self._tables[spec]
+            self._single.discard(spec)
 
     def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
         """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
@@ -134,7 +137,7 @@ class _Store:
         and ``positions``)."""
         found = self._tables.get(spec)
         if found is not None:
-            return found
+            return found, spec in self._single
         pred, positions, consts, outputs, checks = spec
         if pred not in self.relations:
             if pred in self.shared:
@@ -159,9 +162,11 @@ class _Store:
                 table = _grouped(keys, tails)
         else:
             table = {(): tuple(tails)} if rows else {}
-        self._tables[spec] = found = (table, one)
-        self._kept[pred].append(spec)
-        return found
+        self._tables[spec] = table
+        if one:
+            self._single.add(spec)
+        self._keep(pred, spec)
+        return table, one
 
     def built(self, spec: tuple) -> bool:
         """Whether the table of ``spec`` is built already, where its relation is held."""
@@ -190,8 +195,12 @@ class _Store:
             rows = self.rows(pred)
             held = list(compress(rows, map(asked.__contains__, map(get, rows))))
             self._tables[key] = index = _grouped(map(get, held), held)
-            self._kept[pred].append(key)
+            self._keep(pred, key)
         return index.get(value, ())
+
+    def _keep(self, pred: str, spec: tuple) -> None:
+        """Note a table built on ``pred`` (a tuple of keys: one object the collector soon stops walking)."""
+        self._kept[pred] = self._kept.get(pred, ()) + (spec,)
 
     def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
         positions = tuple(i for i, v in enumerate(pattern) if v is not None)
@@ -897,9 +906,11 @@ class Materialisation:
         self.twin, self.shared = twin, shared
         self.added = 0
         self.given: Collection = frozenset()  # a batch's input facts, (relation, arguments): its origins' keys
-        self._unfired: dict[str, tuple[_Rule, Optional[dict]]] = {}  # fire relation → its rule, aggregate values
+        self._unfired: dict[str, _Rule] = {}  # fire relation → its rule
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
-        self._recursive: dict[str, tuple[_Rule, Optional[dict]]] = {}  # the same, of recursive strata' rules
+        self._recursive: dict[str, _Rule] = {}  # the same, of recursive strata' rules
+        self._values: dict[str, dict] = {}  # fire relation → the aggregate values its rule was fired with
+        # (of a rule with aggregates; the others' are {}); apart from the rule, for the collector (_Store)
         self.found = 0  # firings found by recursive rules (not kept)
         self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
         self._rests: Memo = Memo(self._distinct)  # relation → its distinct rests → their chart ids
@@ -1020,10 +1031,11 @@ class Materialisation:
                 fires = rule.run(body, self.store, values[rule])
                 if fires:  # a rule that fires nowhere leaves its relations as they are
                     self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
-                    self._unfired[rule.compiled.fire] = (rule, values[rule])
+                    self._unfire(rule, values[rule])
                     self._add(rule, rule.compiled.rule.head.pred, heads(fires))
             return
-        self._recursive.update((rule.compiled.fire, (rule, values[rule])) for rule in rules)
+        for rule in rules:
+            self._unfire(rule, values[rule])
         delta = self._round(values, [(rule, rule.body) for rule in rules], None)
         bodies = [(rule, body) for rule in rules for body in rule.deltas]
         rounds = 1
@@ -1073,7 +1085,7 @@ class Materialisation:
         whole): their fire relations and aggregate helpers are derived when asked (those of a
         recursive rule, :meth:`_firings`, for each pattern asked)."""
         for rule in rules:
-            (self._recursive if rule.recursive else self._unfired)[rule.compiled.fire] = (rule, None)
+            (self._recursive if rule.recursive else self._unfired)[rule.compiled.fire] = rule
             self._unhelped.update((agg.helper, rule) for agg in rule.compiled.aggregates.values())
 
     def _fired(self, pred: str) -> None:
@@ -1083,8 +1095,8 @@ class Materialisation:
         if pred in self._unhelped:
             self._help(self._unhelped[pred])
         if pred in self._unfired:
-            rule, values = self._unfired.pop(pred)
-            self.store.add(pred, rule.run(rule.body, self.store, self._help(rule) if values is None else values))
+            rule = self._unfired.pop(pred)
+            self.store.add(pred, rule.run(rule.body, self.store, self._fired_with(rule)))
         elif self.base is not None and (pred in self.base._unfired or pred in self.base._unhelped):
             self.base._fired(pred)
 
@@ -1097,11 +1109,23 @@ class Materialisation:
             held = held.base
             if held is None:
                 return None
-        rule, values = held._recursive[pred]
-        if values is None:
-            values = held._help(rule)
-            held._recursive[pred] = (rule, values)
-        return rule.matching(held.store, values, pattern)
+        rule = held._recursive[pred]
+        return rule.matching(held.store, held._fired_with(rule), pattern)
+
+    def _unfire(self, rule: _Rule, values: dict) -> None:
+        """Note a rule fired here whose fire relation is derived when asked, with its aggregate values."""
+        (self._recursive if rule.recursive else self._unfired)[rule.compiled.fire] = rule
+        if rule.inner:
+            self._values[rule.compiled.fire] = values
+
+    def _fired_with(self, rule: _Rule) -> dict:
+        """The aggregate values of a rule fired or read here: those it was fired with, or derived now."""
+        if not rule.inner:
+            return {}
+        fire = rule.compiled.fire
+        if fire not in self._values:
+            self._values[fire] = self._help(rule)
+        return self._values[fire] if rule.recursive else self._values.pop(fire)
 
     def _help(self, rule: _Rule) -> dict:
         """Derive here the aggregate helpers of a rule read from the twin; its aggregate values."""

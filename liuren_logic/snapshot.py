@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import gc
 import json
-from contextlib import contextmanager
 from typing import Callable, NamedTuple, Optional, Sequence
 
 from . import cache
@@ -42,19 +41,23 @@ class Loaded(NamedTuple):
 _resuming = False  # whether the outermost pause in progress turns the collector back on when it ends
 
 
-@contextmanager
-def collection_paused():
+class collection_paused:
     """Python's cyclic garbage collector off while loading or evaluating: the tens of thousands of
     long-lived objects a load or a batch builds would otherwise be scanned again and again (half
-    the load's time). Pauses nest; the outermost turns the collector back on if it was on."""
-    global _resuming
-    enabled = gc.isenabled()
-    gc.disable()
-    _resuming = _resuming or enabled
-    try:
-        yield
-    finally:
-        if enabled:
+    the load's time). Pauses nest; the outermost turns the collector back on if it was on.
+    A class, not a generator: a cast enters a pause some twenty times."""
+
+    __slots__ = ("enabled",)
+
+    def __enter__(self) -> None:
+        global _resuming
+        self.enabled = gc.isenabled()
+        gc.disable()
+        _resuming = _resuming or self.enabled
+
+    def __exit__(self, *exc) -> None:
+        global _resuming
+        if self.enabled:
             _resuming = False
             gc.enable()
 
