@@ -55,6 +55,7 @@ class Limits:
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
+SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program (_Body)
 SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
 
 
@@ -317,7 +318,7 @@ class _Body:
         names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
                        key=self.slots.__getitem__)
         return ("segment", _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
-                len(names))
+                len(names), {})
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -384,15 +385,18 @@ class _Body:
         for op in self.ops:
             kind = op[0]
             if kind == "segment":
-                _, inner, key, width = op
+                _, inner, key, width, memo = op
                 keys = list(map(key, bindings))
-                starts = list(dict.fromkeys(keys))
-                found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
-                table, one = _by_start(found, width, starts)
-                if one:  # at most one tail a start
-                    out = [b + t for b, t in zip(bindings, map(table.get, keys)) if t is not None]
-                else:
-                    out = [b + t for b, tails in zip(bindings, map(table.get, keys, repeat(()))) for t in tails]
+                starts = [start for start in dict.fromkeys(keys) if start not in memo]
+                table = memo
+                if starts:
+                    found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
+                    tails = _by_start(found, width, starts)
+                    if len(memo) + len(tails) <= SEGMENT_MEMO:
+                        memo.update(tails)
+                    else:  # kept full: the new starts' tails for this run only
+                        table = ChainMap(tails, memo)
+                out = [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
             elif kind == "scan":
                 rows = (delta if op[5] else store).rows(op[1])
                 out = rows if bindings == [()] else [b + t for b in bindings for t in rows]  # the relation's
@@ -461,27 +465,21 @@ def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
     return ends
 
 
-def _by_start(found: Sequence, width: int, starts: list) -> tuple[dict, bool]:
+def _by_start(found: Sequence, width: int, starts: list) -> dict:
     """A segment's complete bindings (each one of ``starts``, its first ``width`` values as a key
-    reads them, then what the segment binds), as each start's tails: the bindings of a start
-    come together, in the order of ``starts``. With it, whether each start has at most one,
-    which the table then holds alone (not in a sequence)."""
+    reads them, then what the segment binds) as each start's tails, in a tuple (``()`` for a start
+    with none): the bindings of a start come together, in the order of ``starts``."""
     if not width:
-        return {(): found}, False
+        return {(): tuple(found)}
     cut = itemgetter(0) if width == 1 else itemgetter(slice(0, width))
     rest = list(map(itemgetter(slice(width, None)), found))
-    keys = list(map(cut, found))
-    table = dict(zip(keys, rest))
-    if len(table) == len(keys):
-        return table, True
-    counts = Counter(keys)
+    counts = Counter(map(cut, found))
     table, at = {}, 0
     for start in starts:
-        n = counts.get(start)
-        if n:
-            table[start] = rest[at:at + n]
-            at += n
-    return table, False
+        n = counts.get(start, 0)
+        table[start] = tuple(rest[at:at + n])
+        at += n
+    return table
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:

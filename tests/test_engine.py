@@ -227,6 +227,27 @@ def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
             rule.compiled.rule.id
 
 
+def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(session, monkeypatch):
+    """A segment reads only chart-independent relations, so the tails it finds for a start serve every
+    batch of the program after: a batch that finds them kept gives the bindings one that computes
+    them gives. A full memo (``SEGMENT_MEMO``) takes no more starts, and the bindings stay the same."""
+    from liuren_logic import evaluate
+
+    facts = [fact for day, offset in (("乙丑", 4), ("戊戌", 6)) for fact in session.offset_input(day, offset).facts()]
+    batch = session.base.extend(facts).evaluate_all()
+    segmented = [(rule, [op[4] for op in rule.body.ops if op[0] == "segment"])
+                 for rules, _ in batch.plan.dynamic for rule in rules]
+    segmented = [(rule, memos) for rule, memos in segmented if memos]
+    kept = {rule: list(rule.body.run(batch.store, rule.aggregates(batch.store)[1])) for rule, _ in segmented}
+    assert sum(len(memo) for _, memos in segmented for memo in memos) > 100
+    monkeypatch.setattr(evaluate, "SEGMENT_MEMO", 0)
+    for rule, memos in segmented:
+        for memo in memos:
+            memo.clear()
+        assert list(rule.body.run(batch.store, rule.aggregates(batch.store)[1])) == kept[rule], rule.compiled.rule.id
+        assert not any(memos)
+
+
 def test_every_constant_a_batch_reads_is_one_its_index_holds(session, monkeypatch):
     """A constant read over a relation (a recursive round's new tuples included) comes from the index
     of the constants the rules ask there, built once, not from a scan of the relation for each."""
