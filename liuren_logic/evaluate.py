@@ -81,7 +81,7 @@ class _Store:
         self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}
         self.relations: dict[str, dict] = {}  # relation → its rows, as keys (values None)
         self._settled: set[str] = set()  # the relations rebuilt since they last grew (settle)
-        # Kept as few objects the collector walks as can be (a batch holds them for as long as its charts):
+        # Few objects for the collector to walk: a batch keeps these for as long as its charts live.
         self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table;
         # (relation, positions) → constant index (_holding)
         self._single: set[tuple] = set()  # the specs of the tables that hold one tail a key
@@ -1118,7 +1118,8 @@ class Materialisation:
             self._values[rule.compiled.fire] = values
 
     def _fired_with(self, rule: _Rule) -> dict:
-        """The aggregate values of a rule fired or read here: those it was fired with, or derived now."""
+        """The aggregate values of a rule fired or read here: those it was fired with, or derived now;
+        kept for a recursive rule (whose firings are asked again for each pattern), else given once."""
         if not rule.inner:
             return {}
         fire = rule.compiled.fire
