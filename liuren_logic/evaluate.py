@@ -395,8 +395,8 @@ class _Body:
                     tails = _by_start(found, width, starts)
                     if len(memo) + len(tails) <= SEGMENT_MEMO:
                         memo.update(tails)
-                    else:  # kept full: the new starts' tails for this run only
-                        table = ChainMap(tails, memo)
+                    else:  # a full memo: the new starts' tails for this run only, in a plain dict
+                        table = {**memo, **tails}
                 out = [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
             elif kind == "scan":
                 rows = (delta if op[5] else store).rows(op[1])
