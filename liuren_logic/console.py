@@ -1,8 +1,8 @@
 """The ``liuren`` program's entry point: Ctrl-C ends it in one line and status 130 from its first moment.
 
-Until the command's own handling takes over (:func:`.cli.run`, which catches KeyboardInterrupt
-and lets a half-written file be removed), an interrupt while the modules load exits at once;
-this module imports nothing heavy so that the handler is installed before they do.
+Importing this module installs the handler (it is imported only as the entry point, and
+imports nothing heavy first). Until the command's own handling takes over (:func:`.cli.run`,
+which catches KeyboardInterrupt so that a half-written file is removed), an interrupt exits at once.
 """
 from __future__ import annotations
 
@@ -23,7 +23,9 @@ def interrupted(signum=None, frame=None) -> None:
 
 def run() -> int:
     """The ``liuren`` command line."""
-    signal.signal(signal.SIGINT, interrupted)
     from .cli import run as command
 
     return command()
+
+
+signal.signal(signal.SIGINT, interrupted)

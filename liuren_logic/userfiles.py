@@ -62,7 +62,7 @@ def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterabl
     except (OSError, ValueError):
         info = None
     if info is not None and _standard_stream(info):
-        raise InputError(f"{what}: {path} is this command's standard output or error; leave out {what} to print")
+        raise InputError(f"{what}: {path} is one of this command's standard streams; leave out {what} to print")
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise InputError(f"{what}: {path} is {_kind(info.st_mode)}, not a regular file; give a file to write")
     if info is not None and (not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK)):
