@@ -5,13 +5,13 @@ Entries live in memory for the process and on disk (``$LIUREN_CACHE`` or
 ``~/.cache/liuren-logic``) as plain JSON data, never pickles: reading an entry builds
 only this package's syntax nodes from strings, numbers and lists, so no entry can run
 code. The key covers the file's bytes, its shown path, lark's version and the source
-files of this package's own modules, so a changed file, grammar or parser misses. Each entry carries
-an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
-whose MAC does not match is parsed afresh and replaced; a key that is empty or unreadable is
-made again. The directory is used only
-when it is a real directory owned by the user and not writable by group or others;
-temporary files are removed whether or not the write succeeds (and those a killed writer
-left, at the next write), and the oldest entries beyond ``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
+files of this package's own modules, so a changed file, grammar or parser misses. Each entry
+carries an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
+whose MAC does not match is parsed afresh and replaced, and a key that is empty or unreadable
+is made again. The directory is used only when it is a real directory owned by the user and
+not writable by group or others; temporary files are removed whether or not the write
+succeeds (and those a killed writer left, at the next write), and the oldest entries beyond
+``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
 """
 from __future__ import annotations
 

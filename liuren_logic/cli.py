@@ -72,7 +72,8 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
 def _school_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--school", default="default", help="school name or .toml file (default: default)")
     parser.add_argument("--reading", default="", help="other readings, e.g. punishment=seed000,shehai=shortcut")
-    parser.add_argument("--kb", action="append", default=[], type=_file_name, help="an extra KB file to load (repeatable)")
+    parser.add_argument("--kb", action="append", default=[], type=_file_name,
+                        help="an extra KB file to load (repeatable)")
     parser.add_argument("--engine", choices=("materialise", "pydatalog"), default="materialise",
                         help="materialise (bottom-up, the default) or pydatalog (top-down); they agree")
 
@@ -214,8 +215,6 @@ def printable(text: str) -> str:
 
 def _say(text: str) -> None:
     """``text`` on standard error (an OSError when it cannot be written: ``_run`` answers it)."""
-    if sys.stderr is None:
-        raise OSError(errno.EBADF, "it is closed")
     print(printable(text), file=sys.stderr)
 
 
@@ -692,9 +691,10 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         code = _run(None, freeze=True, console=True)
     except KeyboardInterrupt:  # between the command's end and the handler below
         interrupted()
-    signal.signal(signal.SIGINT, interrupted)
+    finally:
+        signal.signal(signal.SIGINT, interrupted)
     for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
-        if stream is not None and _refuses(stream):  # what it holds would fail again as the interpreter exits (status 120)
+        if stream is not None and _refuses(stream):  # else it fails again at exit (status 120)
             _discard(fd)
     return code
 

@@ -49,11 +49,11 @@ class School:
     def files(self, root: Path) -> list[Path]:
         """The school's KB files: its folders' and its readings'. A folder that is not one of the
         KB's (a name missing, or a path) is an InputError naming it."""
-        paths = []
+        paths, folders = [], kb_folders(root)
         for folder in self.include:
-            if folder not in kb_folders(root):
+            if folder not in folders:
                 raise InputError(f"school {self.name}: include names {folder!r}, which is no KB folder "
-                                 f"(folders: {', '.join(kb_folders(root))})")
+                                 f"(folders: {', '.join(folders)})")
             paths += sorted((root / folder).rglob("*.dl"))
         for topic, reading in sorted(self.readings.items()):
             if topic not in CALENDAR_READINGS:
