@@ -4,9 +4,19 @@
     >>> chart = Session().cast("辛巳", jiang="寅", hour="午")
     >>> chart.sanchuan
     '午寅戌'
+
+``Session`` and ``Chart`` are imported when first asked for, so that importing a light module
+of the package (the ``liuren`` command's entry point, :mod:`.errors`) does not load the engine.
 """
-from .chart import Chart
 from .errors import CalendarError, InputError, KBError, LiurenError
-from .session import Session
 
 __all__ = ["Session", "Chart", "LiurenError", "InputError", "CalendarError", "KBError"]
+_LAZY = {"Session": "session", "Chart": "chart"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

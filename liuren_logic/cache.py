@@ -5,12 +5,13 @@ Entries live in memory for the process and on disk (``$LIUREN_CACHE`` or
 ``~/.cache/liuren-logic``) as plain JSON data, never pickles: reading an entry builds
 only this package's syntax nodes from strings, numbers and lists, so no entry can run
 code. The key covers the file's bytes, its shown path, lark's version and the source
-files of this package's own modules, so a changed file, grammar or parser misses. Each entry carries
-an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
-whose MAC does not match is parsed afresh and replaced. The directory is used only
-when it is a real directory owned by the user and not writable by group or others;
-temporary files are removed whether or not the write succeeds, and the oldest entries
-beyond ``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
+files of this package's own modules, so a changed file, grammar or parser misses. Each entry
+carries an HMAC of its name and payload under a per-user key (``key``, mode 0600); an entry
+whose MAC does not match is parsed afresh and replaced, and a key that is empty or unreadable
+is made again. The directory is used only when it is a real directory owned by the user and
+not writable by group or others; temporary files are removed whether or not the write
+succeeds (and those a killed writer left, at the next write), and the oldest entries beyond
+``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import hmac
 import json
 import os
 import stat
+import time
 from functools import lru_cache
 from importlib.util import find_spec
 from itertools import repeat
@@ -35,6 +37,8 @@ _NODES = {name: cls for name, cls in vars(S).items()
 _KEY_BYTES = 32
 MAX_ENTRIES = 2000  # about 25 versions of the KB and the package; the oldest written go first
 MAX_BYTES = 200 * 2**20  # and no more than this in all (a whole school's entry is about 1.5 MB)
+_TEMPORARY = ".tmp-"  # the names of files being written: .tmp-PID-…, renamed when whole
+STALE_SECONDS = 3600  # a temporary file older than this, or whose writer is gone, is removed (_prune)
 DIRECT_BYTES, DIRECT_SHARE = 2**20, 0.9  # a larger file with this share of plain facts is not stored (module)
 
 
@@ -116,15 +120,21 @@ def _usable_directory() -> Optional[Path]:
 
 
 def _secret(folder: Path) -> Optional[bytes]:
-    """The per-user MAC key, made on first use; None if it is not private to the user."""
+    """The per-user MAC key, made on first use and made again when it is empty, short or cannot be
+    read (the entries written under the old key then fail their MAC and are made again); None if
+    it is not private to the user (readable by others, or another user's: not trusted, not used)."""
     path = folder / "key"
     for _ in range(2):
         try:
-            return _read_private(path)
+            key = _read_private(path)
         except FileNotFoundError:
             _publish(folder, path, os.urandom(_KEY_BYTES), replace=False)
-        except OSError:
-            return None
+            continue
+        except OSError:  # unreadable: no permission, a link
+            key = b""
+        if key is None or len(key) == _KEY_BYTES:
+            return key
+        _publish(folder, path, os.urandom(_KEY_BYTES), replace=True)
     return None
 
 
@@ -174,21 +184,43 @@ def _store(folder: Path, name: str, value, encode) -> None:
 
 
 def _prune(folder: Path) -> None:
-    """Remove the old pickle cache's entries (never read) and the oldest entries beyond ``MAX_ENTRIES``
-    or ``MAX_BYTES``."""
+    """Remove the old pickle cache's entries (never read), temporary files a writer left (``_stale``)
+    and the oldest entries beyond ``MAX_ENTRIES`` or ``MAX_BYTES``."""
     try:
         entries = sorted(((p.stat(), p) for p in folder.glob("*.json")), key=lambda e: e[0].st_mtime_ns)
         kept, size = len(entries), sum(info.st_size for info, _ in entries)
-        doomed = list(folder.glob("*.pickle"))
+        doomed = list(folder.glob("*.pickle")) + [p for p in folder.glob(f"{_TEMPORARY}*") if _stale(p)]
         for info, path in entries[:-1]:  # the newest stays
             if kept <= MAX_ENTRIES and size <= MAX_BYTES:
                 break
             doomed.append(path)
             kept, size = kept - 1, size - info.st_size
         for path in doomed:
-            path.unlink()
+            path.unlink(missing_ok=True)
     except OSError:
         pass
+
+
+def _stale(temporary: Path) -> bool:
+    """Whether a temporary file's writer is gone: the process named in it is not running (killed
+    while writing), or it is older than ``STALE_SECONDS`` (a name without a process, or one reused)."""
+    writer = temporary.name[len(_TEMPORARY):].partition("-")[0]
+    if writer.isdigit() and not _running(int(writer)):
+        return True
+    try:
+        return time.time() - temporary.stat().st_mtime > STALE_SECONDS
+    except OSError:  # gone already
+        return False
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # no signal sent: only whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, as another user's
+        return True
+    return True
 
 
 def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
@@ -196,7 +228,7 @@ def _publish(folder: Path, path: Path, data: bytes, replace: bool) -> None:
     try:
         import tempfile  # only to write: a warm start reads
 
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f"{_TEMPORARY}{os.getpid()}-")
     except OSError:
         return
     try:

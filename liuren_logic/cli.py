@@ -1,18 +1,23 @@
 """The ``liuren`` command: cast, why, why-not, teach, page, table, audit, serve, kb check, kb show.
 
 Every error a user can cause ends in one clear message and exit status 2 (1 when
-``kb check`` finds problems), Ctrl-C in one line and status 130; no traceback. Text
-from KB files is printed with control characters escaped, and files are written whole
-(a temporary file renamed), never over a file the command reads.
+``kb check`` finds problems), Ctrl-C in one line and status 130; standard output or error
+that cannot be written (a full disk, a closed stream) in one line and status 74 (EX_IOERR;
+a pipe its reader closed ends quietly, status 0); no traceback. Text from KB files is printed
+with control characters escaped, input echoed in a message is cut to a readable length, and
+files are written whole (a temporary file renamed), never over a file the command reads or
+the package ships.
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import io
 import json
 import os
 import re
+import signal
 import sys
 from itertools import islice
 from pathlib import Path
@@ -25,6 +30,8 @@ if TYPE_CHECKING:
     from .digraph import Digraph
 
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
+EX_IOERR = 74  # standard output or error could not be written (sysexits.h)
+ECHOED = 80  # characters of a long word (a value, a path) a message echoes; the rest is counted
 # Characters that could move a terminal's cursor, recolour it or reorder text: C0 and C1
 # controls (not newline or tab), bidirectional and zero-width marks.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
@@ -35,6 +42,13 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D401 - argparse's signature
         raise InputError(f"{message} (see: {self.prog} --help)")
+
+
+def _file_name(text: str) -> Path:
+    """A file named on the command line (an argparse type); a NUL character, which no file name holds, is refused."""
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(f"{text!r} holds a NUL character, which no file name can")
+    return Path(text)
 
 
 def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
@@ -58,7 +72,8 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
 def _school_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--school", default="default", help="school name or .toml file (default: default)")
     parser.add_argument("--reading", default="", help="other readings, e.g. punishment=seed000,shehai=shortcut")
-    parser.add_argument("--kb", action="append", default=[], type=Path, help="an extra KB file to load (repeatable)")
+    parser.add_argument("--kb", action="append", default=[], type=_file_name,
+                        help="an extra KB file to load (repeatable)")
     parser.add_argument("--engine", choices=("materialise", "pydatalog"), default="materialise",
                         help="materialise (bottom-up, the default) or pydatalog (top-down); they agree")
 
@@ -75,7 +90,7 @@ FORMATS = ("text", "json", "dot", "svg", "png")
 def _picture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="text (a tree, the default), json (node-link data), dot, svg or png")
-    parser.add_argument("--output", "-o", type=Path, help="write to this file instead of standard output")
+    parser.add_argument("--output", "-o", type=_file_name, help="write to this file instead of standard output")
     parser.add_argument("--full", action="store_true",
                         help="every step the engine took (default: labelled rule steps and what they rest on; "
                              "json is always complete)")
@@ -116,7 +131,7 @@ def _page_options(page: argparse.ArgumentParser) -> None:
     _school_options(page)
     page.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     page.add_argument("--simplified", action="store_true", help="simplified characters")
-    page.add_argument("--output", "-o", type=Path, help="the HTML file to write (default: standard output)")
+    page.add_argument("--output", "-o", type=_file_name, help="the HTML file to write (default: standard output)")
 
 
 def _table_options(table: argparse.ArgumentParser) -> None:
@@ -137,9 +152,9 @@ def _audit_options(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("--tz", default="Asia/Shanghai", help="with --from/--to: the time zone")
     audit.add_argument("--explain", action="append", default=[], metavar="CHART",
                        help="a chart id, or DAY/OFFSET[/night]: its derivation under both readings (repeatable)")
-    audit.add_argument("--cases", type=Path, help="a JSON file of worked cases: which reading each follows")
+    audit.add_argument("--cases", type=_file_name, help="a JSON file of worked cases: which reading each follows")
     audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
-    audit.add_argument("--html", type=Path, help="also write a self-contained HTML report to this file")
+    audit.add_argument("--html", type=_file_name, help="also write a self-contained HTML report to this file")
     _output_options(audit)
 
 
@@ -154,7 +169,7 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
 def _kb_options(kb: argparse.ArgumentParser) -> None:
     kb_commands = kb.add_subparsers(dest="kb_command", required=True, parser_class=_Parser)
     check = kb_commands.add_parser("check", help="check KB files (with the default school's declarations)")
-    check.add_argument("paths", nargs="+", type=Path)
+    check.add_argument("paths", nargs="+", type=_file_name)
     check.add_argument("--alone", action="store_true", help="check the files by themselves, without the school")
     check.add_argument("--school", default="default")
     show = kb_commands.add_parser("show", help="print a school's rules as loaded, or as compiled for the engines")
@@ -199,7 +214,18 @@ def printable(text: str) -> str:
 
 
 def _say(text: str) -> None:
+    """``text`` on standard error (an OSError when it cannot be written: ``_run`` answers it)."""
     print(printable(text), file=sys.stderr)
+
+
+def _cut(message: str) -> str:
+    """``message`` with every word longer than ``ECHOED`` characters (an echoed value or path) cut
+    there, with an ellipsis and its length: a 40,000-character input is not echoed whole."""
+    def cut(word: str) -> str:
+        end = word[-1] if word[-1] in ":;,)'\"" else ""  # the punctuation that follows it stays
+        return f"{word[:ECHOED]}… ({len(word) - len(end):,} characters){end}"
+
+    return re.sub(rf"\S{{{ECHOED + 1},}}", lambda m: cut(m.group()), message)
 
 
 def subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
@@ -271,7 +297,26 @@ def _warn_unused_place(session, args) -> None:
 
 
 def _emit(text: str, args) -> None:
-    print(printable(simplified(text) if getattr(args, "simplified", False) else text))
+    _to_stdout([printable(simplified(text) if getattr(args, "simplified", False) else text), "\n"])
+
+
+class _StdoutError(OSError):
+    """Standard output refused what was written to it (a full disk, a closed pipe or stream)."""
+
+
+def _to_stdout(data: "Iterable[str] | bytes") -> None:
+    """Text (its pieces, written as they come) or bytes on standard output, flushed; an OSError there
+    is raised as a ``_StdoutError``."""
+    try:
+        if isinstance(data, bytes):
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.writelines(data)
+            sys.stdout.flush()
+    except OSError as error:
+        raise _StdoutError(error.errno, error.strerror) from None
 
 
 def _json(data: dict, args, sessions=()) -> None:
@@ -363,12 +408,8 @@ def _write(data: "str | bytes | Iterable[str]", args, sessions=(), what: str = "
 
         pieces = data if isinstance(data, bytes) else (piece.encode("utf-8", "surrogateescape") for piece in data)
         write_replacing(output, pieces, _files_read(args, sessions), what)
-    elif isinstance(data, bytes):
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
     else:
-        sys.stdout.writelines(data)
+        _to_stdout(data)
 
 
 def _printable_pieces(pieces: Iterable[str], simplify: bool, newline: bool) -> Iterator[str]:
@@ -407,7 +448,7 @@ def cmd_teach(args) -> int:
         from .jsondata import lesson_document
 
         _json(lesson_document(chart, steps, args.lang, follows), args)
-    elif args.interactive and sys.stdin.isatty():
+    elif args.interactive and sys.stdin is not None and sys.stdin.isatty():  # stdin closed (<&-): print all
         prompt = {"zh": "〔按 Enter 續講〕", "en": "[Enter for the next step]"}[args.lang]
         waiting = True
         _emit(header(chart, args.lang) + ("\n" + follows_line(steps, follows, args.lang) if follows else ""), args)
@@ -475,7 +516,7 @@ def cmd_kb_check(args) -> int:
         return 1
     for warning in warnings(kb.program):
         _say(f"warning: {warning}")
-    print(f"ok: {len(args.paths)} file{'s' * (len(args.paths) != 1)} checked")
+    _to_stdout([f"ok: {len(args.paths)} file{'s' * (len(args.paths) != 1)} checked\n"])
     return 0
 
 
@@ -637,11 +678,106 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     """The ``liuren`` program (its console script): the command line's command, with what it
     loaded frozen until the process ends, so that not even the collections at exit scan it
     (thawed, a one-chart command took a third more CPU time). Given ``argv``, a library call: as
-    :func:`main`."""
-    return _run(None, freeze=True) if argv is None else main(argv)
+    :func:`main`.
+
+    Ctrl-C exits at once with status 130 (:mod:`.console`) except while the command runs, which
+    turns it into KeyboardInterrupt so that what it was writing is cleaned up."""
+    if argv is not None:
+        return main(argv)
+    from .console import interrupted
+
+    signal.signal(signal.SIGINT, interrupted)
+    try:
+        code = _run(None, freeze=True, console=True)
+    except KeyboardInterrupt:  # between the command's end and the handler below
+        interrupted()
+    finally:
+        signal.signal(signal.SIGINT, interrupted)
+    for fd, stream in ((1, sys.stdout), (2, sys.stderr)):
+        if stream is not None and _refuses(stream):  # else it fails again at exit (status 120)
+            _discard(fd)
+    return code
 
 
-def _run(argv: Optional[Sequence[str]], freeze: bool) -> int:
+def _run(argv: Optional[Sequence[str]], freeze: bool, console: bool = False) -> int:
+    """The command, its status, and one line on standard error for what went wrong: 2 for the
+    user's input or files, 130 for Ctrl-C, 74 (``EX_IOERR``) when standard output or error
+    cannot be written. ``console``: the process's own command, which handles Ctrl-C itself."""
+    closed = [name for name in ("stdout", "stderr") if getattr(sys, name) is None]
+    for name in closed:  # started with the stream closed (>&-): writing to it fails, once, clearly
+        setattr(sys, name, _ClosedStream())
+    try:
+        try:
+            if console:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+            code = _command(argv, freeze)
+            _to_stdout(())  # flushed: what it still holds (a note printed elsewhere) fails here, not at exit
+            return code
+        except OSError as error:
+            return _failed(error)
+    except OSError:  # standard error cannot be written either: nothing more can be said
+        return EX_IOERR
+    finally:
+        for name in closed:
+            setattr(sys, name, None)
+
+
+def _failed(error: OSError) -> int:
+    """The status for an OSError that reached the command line, said in one line: standard output
+    refused it (74; a pipe its reader closed: 0, quietly), or a file the system refused (2: the
+    commands name the option where they can; this is the last resort)."""
+    if isinstance(error, _StdoutError):
+        if error.errno == errno.EPIPE:
+            return 0
+        _say(f"liuren: cannot write standard output: {error.strerror or error}")
+        return EX_IOERR
+    where = f"{os.fsdecode(error.filename)}: " if error.filename is not None else ""
+    _say(_cut(f"liuren: {where}{error.strerror or error}"))
+    return 2
+
+
+def _refuses(stream) -> bool:
+    """Whether ``stream`` cannot take what it holds (a full disk, a closed pipe or stream)."""
+    try:
+        stream.flush()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
+def _discard(fd: int) -> None:
+    """Point the descriptor at /dev/null: what its stream still holds is dropped at exit."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    except OSError:
+        pass
+
+
+class _ClosedStream(io.TextIOBase):
+    """A standard stream the process was started without: writing to it fails as a closed descriptor."""
+
+    def __init__(self):
+        self.failed = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.failed = True
+        raise OSError(errno.EBADF, "it is closed")
+
+    @property
+    def buffer(self):
+        return self
+
+    def flush(self) -> None:
+        if self.failed:
+            raise OSError(errno.EBADF, "it is closed")
+
+
+def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     """The command. The garbage collector waits until the school is loaded; what the load built is
     then frozen (``freeze``, ``_session``): no collection scans it again."""
     gc.disable()
@@ -670,7 +806,7 @@ def _run(argv: Optional[Sequence[str]], freeze: bool) -> int:
         _say(str(error))
         return 2
     except LiurenError as error:
-        _say(f"liuren: {error}")
+        _say(_cut(f"liuren: {error}"))
         return 2
     except KeyboardInterrupt:
         _say("liuren: interrupted")
@@ -678,8 +814,6 @@ def _run(argv: Optional[Sequence[str]], freeze: bool) -> int:
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
         _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

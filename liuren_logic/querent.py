@@ -71,14 +71,18 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
     return given
 
 
-def _is_year(value) -> bool:
+def _is_year(value, what: str = "the year") -> bool:
+    """Whether ``value`` is a year number (-9999 to 9999); a longer number is an InputError naming ``what``."""
+    if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value) and not _YEAR.fullmatch(value):
+        raise InputError(f"{what} {value.strip()} is out of range: a year number has at most four digits "
+                         f"(-9999 to 9999); or give a pillar such as 戊寅")
     return isinstance(value, int) and not isinstance(value, bool) or isinstance(value, str) and _YEAR.fullmatch(value)
 
 
 def _born(kb, born, tz: str) -> tuple[tuple, Optional[int]]:
     from .calendar import moment
 
-    if _is_year(born):
+    if _is_year(born, "the birth year"):
         value = int(born)
         return ("birth_year", [value], f"given: born in {value} (the year from its 立春)"), value
     text = str(born).strip()

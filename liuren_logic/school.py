@@ -14,8 +14,10 @@ and checked with the rest.
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -45,8 +47,13 @@ class School:
     defaulted: tuple[str, ...] = ()  # what the school file left out and the default school supplied
 
     def files(self, root: Path) -> list[Path]:
-        paths = []
+        """The school's KB files: its folders' and its readings'. A folder that is not one of the
+        KB's (a name missing, or a path) is an InputError naming it."""
+        paths, folders = [], kb_folders(root)
         for folder in self.include:
+            if folder not in folders:
+                raise InputError(f"school {self.name}: include names {folder!r}, which is no KB folder "
+                                 f"(folders: {', '.join(folders)})")
             paths += sorted((root / folder).rglob("*.dl"))
         for topic, reading in sorted(self.readings.items()):
             if topic not in CALENDAR_READINGS:
@@ -82,6 +89,11 @@ class School:
         return f"school {self.name} leaves these to the default school: {'; '.join(taken)}" if taken else ""
 
 
+def kb_folders(root: Path) -> list[str]:
+    """The folders of KB files a school may include: those under ``root`` but its schools and variants."""
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in ("schools", "variants", "__pycache__"))
+
+
 def reading_file(root: Path, topic: str, reading: str) -> Path:
     """A reading's KB file: a packaged one by name (``seed000``), or a user's by path (``mine.dl``)."""
     if reading.endswith(".dl"):
@@ -94,7 +106,7 @@ def read_school(name_or_path: str) -> School:
     path = Path(name_or_path)
     if not path.suffix:
         path = kb_root() / "schools" / f"{name_or_path}.toml"
-    if not path.is_file():
+    if not is_file(path, "school file"):
         known = ", ".join(sorted(p.stem for p in (kb_root() / "schools").glob("*.toml")))
         raise InputError(f"no school {name_or_path!r} (known: {known}; or give a .toml path)")
     data = _school_data(path)
@@ -116,7 +128,10 @@ def read_school(name_or_path: str) -> School:
 def _school_data(path: Path) -> dict:
     """A school file's TOML as plain data, through :mod:`.cache` (keyed by its bytes): a warm start
     imports no TOML parser. A file that is not valid TOML is an InputError (and not stored)."""
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot read the school file {path}: {error.strerror or error}") from None
     name = cache.entry_name(b"school file", data)
     if name not in _schools:  # read only: read_school builds its own objects from it
         _schools[name] = cache.entry(name, lambda: _parse_toml(path, data), cache.dumps, json.loads)
@@ -161,8 +176,21 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
     return KnowledgeBase(loaded.prepared.program, name, school, loaded.prepared, loaded.static)
 
 
+def is_file(path: Path, what: str) -> bool:
+    """Whether ``path`` is a file (False when it or a folder on the way is missing, or a link
+    loops); a path the system refuses otherwise (too long, unreadable) is an InputError naming ``what``."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        return False
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return False
+        raise InputError(f"{what}: cannot read {path}: {error.strerror or error}") from None
+
+
 def _read_kb_file(path: Path, root: Path) -> bytes:
-    if not path.is_file():
+    if not is_file(path, "KB file"):
         raise InputError(f"no KB file {display_path(path, root)}")
     try:
         return path.read_bytes()
@@ -193,6 +221,18 @@ def _load_afresh(sources) -> snapshot.Loaded:
     return snapshot.Loaded(kb.prepared, static)
 
 
+def _packaged_readings(root: Path, topic: str) -> list[str]:
+    return sorted(p.stem for p in (root / "variants" / topic).glob("*.dl"))
+
+
+def _is_reading(root: Path, topic: str, reading: str) -> bool:
+    """Whether ``reading`` names one of the topic's packaged readings (a name, never a path into
+    another folder) or a user's .dl file that exists."""
+    if reading.endswith(".dl"):
+        return is_file(reading_file(root, topic, reading), f"reading {topic}")
+    return reading in _packaged_readings(root, topic)
+
+
 def load_school(school: str | School = "default", readings: Mapping[str, str] | None = None,
                 extra: Iterable[Path] = ()) -> KnowledgeBase:
     """Load a school's knowledge base, optionally with other readings and user files."""
@@ -204,7 +244,7 @@ def load_school(school: str | School = "default", readings: Mapping[str, str] | 
         if topic in CALENDAR_READINGS:
             if reading not in CALENDAR_READINGS[topic]:
                 raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(CALENDAR_READINGS[topic])})")
-        elif not reading_file(root, topic, reading).is_file():
-            options = ", ".join(sorted(p.stem for p in (root / "variants" / topic).glob("*.dl")))
+        elif not _is_reading(root, topic, reading):
+            options = ", ".join(_packaged_readings(root, topic))
             raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'}, or a .dl file)")
     return load_files(chosen.files(root) + list(extra), chosen.name, root, chosen)

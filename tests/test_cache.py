@@ -7,6 +7,9 @@ import json
 import os
 import pickle
 import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -189,6 +192,53 @@ def test_temporary_files_are_removed_when_a_write_fails(store, tmp_path, monkeyp
     monkeypatch.setattr(os, "replace", full_disk)
     assert fresh(source, "one.dl").rules
     assert sorted(p.name for p in store.iterdir()) == ["key"]
+
+
+@pytest.mark.parametrize("spoil", ["empty", "short", "symlink", "unreadable"])
+def test_a_key_that_is_empty_or_unreadable_is_made_again_once(store, tmp_path, monkeypatch, spoil):
+    source = tmp_path / "one.dl"
+    source.write_text("p(子).\n", "utf-8")
+    store.mkdir(mode=0o700)
+    key = store / "key"
+    if spoil == "symlink":
+        (tmp_path / "known").write_bytes(b"k" * 32)
+        key.symlink_to(tmp_path / "known")
+    else:
+        key.write_bytes(b"" if spoil == "empty" else b"abc")
+        os.chmod(key, 0o600)
+    if spoil == "unreadable":  # as root no mode denies a read: the open fails as it would
+        real = cache._read_private
+        monkeypatch.setattr(cache, "_read_private", lambda path: real(path) if key.stat().st_size == 32
+                            else (_ for _ in ()).throw(PermissionError(13, "Permission denied")))
+    expected = fresh(source, "one.dl")
+    made = key.read_bytes()
+    assert len(made) == 32 and not key.is_symlink() and (key.stat().st_mode & 0o777) == 0o600
+    (entry,) = entries(store)
+    written = entry.stat().st_mtime_ns
+
+    def parsed(*_):
+        raise AssertionError("parsed again: the entry was not read")
+
+    cache._memory.clear()
+    monkeypatch.setattr(cache, "encode_module", parsed)  # a rewrite would encode the module again
+    assert cache.module("one.dl", source.read_bytes(), parsed) == expected
+    assert key.read_bytes() == made and entry.stat().st_mtime_ns == written
+
+
+def test_temporary_files_a_killed_writer_left_are_removed(store, tmp_path):
+    source = tmp_path / "one.dl"
+    source.write_text("p(子).\n", "utf-8")
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True).stdout.strip()
+    store.mkdir(mode=0o700)
+    dead, old, writing = store / f".tmp-{gone}-a1b2", store / ".tmp-x9y8", store / f".tmp-{os.getpid()}-c3d4"
+    for path in (dead, old, writing):
+        path.write_bytes(b"half an entry")
+    hours_ago = time.time() - cache.STALE_SECONDS - 60
+    os.utime(old, (hours_ago, hours_ago))
+    fresh(source, "one.dl")
+    assert sorted(p.name for p in store.iterdir() if p.name.startswith(".tmp-")) == [writing.name]
+    assert len(entries(store)) == 1
 
 
 def snapshots(folder: Path) -> list[Path]:

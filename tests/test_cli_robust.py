@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import webbrowser
@@ -19,6 +20,8 @@ from liuren_logic.cli import main
 CHART = ["--day", "辛巳", "--offset", "3"]
 AUDIT = ["audit", "--vs", "punishment=seed000", "--times", "day"]
 MINE = '@pred mine(x: branch) zh "{x}" en "{x}".\nmine(子).\n'
+LONG = "/tmp/" + "a" * 300 + "/" + "b" * 300  # a name the system refuses: ENAMETOOLONG
+LIUREN = [sys.executable, "-m", "liuren_logic.cli"]
 
 
 def run(capsys, *argv):
@@ -38,6 +41,8 @@ def files(tmp_path_factory):
     Path(os.fsdecode(os.fsencode(folder) + b"/mine\xff.dl")).write_text(MINE, "utf-8")
     (folder / "huge.dl").write_text("@pred big(n: int).\nbig(" + "7" * 5000 + ").\n", "utf-8")
     (folder / "ints.json").write_text("[1]", "utf-8")
+    (folder / "ro.txt").write_text("read-only\n", "utf-8")
+    os.chmod(folder / "ro.txt", 0o444)
     (folder / "broken.json").write_text('[\n {"day": "辛巳",\n', "utf-8")
     (folder / "typed.json").write_text('[{"day": 1, "yuejiang": "寅", "hour": "午", "sanchuan": "午寅戌"}]', "utf-8")
     (folder / "pillar.json").write_text('[{"seq": 7, "day": "甲丑", "yuejiang": "寅", "hour": "午", "sanchuan": "午寅戌"}]',
@@ -213,7 +218,9 @@ VALUES = st.one_of(
                      "clashes(子, 午)", "clashes(子, 丑)", "clashes(子", "initial", "method", "noble", "lesson1",
                      "辛巳/3", "辛巳/²", "辛巳/3/night", "default", "nosuch", "json", "png", "dot", "text",
                      "{mine}", "{loop}", "{fifo}", "{huge}", "{ints}", "{broken}", "/dev/zero", "{out}", "",
-                     "\x1b[31m", "‮", "127.0.0.1", "::1", "0.0.0.0", "localhost", "65536", "0"]),
+                     "\x1b[31m", "‮", "127.0.0.1", "::1", "0.0.0.0", "localhost", "65536", "0",
+                     "\x00", "{long}", "{dir}", "{ro}", "/dev/full", "10000", "9" * 5000 + "-01-01 12:00",
+                     "x" * 300, "../../core/symbols", "punishment=../../core/symbols", "punishment=x/y.dl"]),
     st.text(max_size=8),
 )
 OPTIONS = st.sampled_from(["--day", "--jiang", "--hour", "--month", "--year", "--offset", "--night", "--at", "--tz", "--longitude",
@@ -229,13 +236,15 @@ COMMANDS = st.sampled_from([["cast"], ["why"], ["why-not"], ["teach"], ["page"],
 @given(COMMANDS, st.sampled_from([[], CHART, ["--at", "1998-11-30 12:00"]]), st.lists(st.one_of(OPTIONS, VALUES), max_size=6))
 def test_random_arguments_end_cleanly(files, monkeypatch, command, chart, words):
     names = {"mine": files / "mine.dl", "loop": files / "loop.dl", "fifo": files / "fifo", "huge": files / "huge.dl",
-             "ints": files / "ints.json", "broken": files / "broken.json", "out": files / "out.txt"}
+             "ints": files / "ints.json", "broken": files / "broken.json", "out": files / "out.txt",
+             "long": LONG + ".dl", "dir": files, "ro": files / "ro.txt"}
     argv = command + chart + [w.format(**names) if w.startswith("{") and w.endswith("}") else w for w in words]
     if command == ["audit"] and "--from" not in argv:
         argv += ["--from", "1998-11-30 12:00"]  # a range of a few moments, not 1440 charts per example
     monkeypatch.setattr(session_module, "Session", _sessions)
     monkeypatch.setattr(ThreadingHTTPServer, "serve_forever", lambda server: None)  # serve: bind, then stop
     monkeypatch.setattr(webbrowser, "open", lambda url: True)
+    monkeypatch.chdir(files)  # an output named by a bare word (-o json) lands here
     try:
         code = main(argv)
     except SystemExit as done:  # --help
@@ -243,6 +252,210 @@ def test_random_arguments_end_cleanly(files, monkeypatch, command, chart, words)
     finally:
         (files / "mine.dl").write_text(MINE, "utf-8")  # in case it was an output
     assert code in (0, 1, 2), argv
+    assert (files / "ro.txt").read_text("utf-8") == "read-only\n"
+
+
+
+
+def one_line(code: int, err: str, status: int = 2) -> bool:
+    return code == status and len(err.splitlines()) == 1 and "Traceback" not in err and len(err) < 400
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["cast", *CHART, "--kb", LONG + ".dl"], "KB file: cannot read /tmp/aaa"),
+    (["cast", *CHART, "--school", LONG + ".toml"], "school file: cannot read /tmp/aaa"),
+    (["cast", *CHART, "--reading", f"punishment={LONG}.dl"], "reading punishment: cannot read /tmp/aaa"),
+    ([*AUDIT[:1], "--vs", LONG + ".toml"], "school file: cannot read /tmp/aaa"),
+    (["kb", "check", LONG + ".dl"], "KB file: cannot read /tmp/aaa"),
+    (["kb", "check", "\x00"], "argument paths: '\\x00' holds a NUL character"),
+    (["cast", *CHART, "--kb", "mine\x00.dl"], "argument --kb: 'mine\\x00.dl' holds a NUL character"),
+    (["why", "initial", "--at", "9" * 5000 + "-01-01 12:00"], "a year of 5,000 digits is outside 1–9999"),
+    (["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--year", "10000"],
+     "the year 10000 is out of range: a year number has at most four digits"),
+    (["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--born", "10000"], "the birth year 10000 is out of range"),
+    (["cast", *CHART, "--reading", "punishment=../../core/symbols"], "no reading '../../core/symbols' of punishment"),
+    (["cast", "--day", "x" * 40_000, "--offset", "3"], "cannot read the day 'xxxx"),
+    ([*AUDIT, "--cases", "{files}"], "is not a regular file but a directory"),
+])
+def test_each_reproduction_is_one_line_naming_what_is_wrong(capsys, files, argv, words):
+    code, _, err = run(capsys, *(a.replace("{files}", str(files)) for a in argv))
+    assert one_line(code, err) and words in err, err
+
+
+def test_an_echoed_value_is_cut_with_its_length(capsys):
+    code, _, err = run(capsys, "cast", "--day", "x" * 40_000, "--offset", "3")
+    assert one_line(code, err) and f"'{'x' * 79}… (40,002 characters)" in err and "such as 辛巳" in err
+
+
+@pytest.mark.parametrize("option", ["--kb", "--school", "--reading", "--vs", "kb check"])
+def test_an_unreadable_folder_is_one_line(capsys, tmp_path, monkeypatch, option):
+    denied = tmp_path / "denied"
+    denied.mkdir()
+    real = os.stat
+
+    def stat(path, *args, **kwargs):  # as a folder of mode 000 answers a user (root reads it regardless)
+        if str(path).startswith(str(denied)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    argv = {"--kb": ["cast", *CHART, "--kb", denied / "x.dl"], "--school": ["cast", *CHART, "--school", denied / "x.toml"],
+            "--reading": ["cast", *CHART, "--reading", f"punishment={denied}/x.dl"],
+            "--vs": [AUDIT[0], "--vs", denied / "x.toml"], "kb check": ["kb", "check", denied / "x.dl"]}[option]
+    code, _, err = run(capsys, *argv)
+    assert one_line(code, err) and f"cannot read {denied}/x." in err and "Permission denied" in err
+
+
+def test_an_unreadable_school_file_is_one_line(capsys, tmp_path, monkeypatch):
+    school = tmp_path / "mine.toml"
+    school.write_text('name = "mine"\n', "utf-8")
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
+                        if path == school else real(path))
+    code, _, err = run(capsys, "cast", *CHART, "--school", school)
+    assert one_line(code, err) and err == f"liuren: cannot read the school file {school}: Permission denied\n"
+
+
+def test_a_school_including_a_missing_folder_names_it(capsys, tmp_path):
+    school = tmp_path / "mine.toml"
+    for folder in ("nosuch", "../../core", "schools"):
+        school.write_text(f'name = "mine"\ninclude = ["core", "{folder}"]\n', "utf-8")
+        code, _, err = run(capsys, "cast", *CHART, "--school", school)
+        assert one_line(code, err) and f"school mine: include names '{folder}', which is no KB folder (folders: bifa," in err
+
+
+def shell(command: str, **kwargs) -> subprocess.CompletedProcess:
+    """``command`` run by bash, with ``$liuren`` the command line."""
+    env = {**os.environ, "liuren": " ".join(LIUREN)}
+    return subprocess.run(["bash", "-c", command], env=env, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+@pytest.mark.parametrize("redirect, status, said", [
+    ("> /dev/full", 74, "liuren: cannot write standard output: No space left on device\n"),
+    (">&-", 74, "liuren: cannot write standard output: it is closed\n"),
+    ("--json > /dev/full", 74, "liuren: cannot write standard output: No space left on device\n"),
+    ("| head -c 1 > /dev/null; exit ${PIPESTATUS[0]}", 0, ""),  # a reader that stopped: quietly
+])
+def test_standard_output_that_fails_is_one_line_and_status_74(redirect, status, said):
+    done = shell(f"$liuren table {redirect}" if "head" in redirect else f"$liuren cast {' '.join(CHART)} {redirect}")
+    assert (done.returncode, done.stderr) == (status, said)
+
+
+@pytest.mark.parametrize("redirect", ["2>&-", "2> /dev/full"])
+def test_standard_error_that_fails_is_status_74_without_a_word(redirect):
+    done = shell(f"$liuren cast --day 甲丑 --offset 3 {redirect}")
+    assert done.returncode == 74 and done.stdout == ""
+    done = shell(f"$liuren cast {' '.join(CHART)} {redirect}")  # nothing to say: the chart, status 0
+    assert done.returncode == 0 and "三傳" in done.stdout
+
+
+def test_a_closed_standard_input_with_interactive_prints_the_whole_lesson(capsys):
+    done = shell(f"$liuren teach {' '.join(CHART)} --interactive <&-")
+    _, expected, _ = run(capsys, "teach", *CHART)
+    assert done.returncode == 0 and done.stdout == expected and done.stderr == ""
+
+
+INTERRUPT_AT = """
+import os, signal, sys
+from importlib.abc import MetaPathFinder
+from liuren_logic.console import run
+
+WHEN = sys.argv[1]
+
+
+class Interrupt(MetaPathFinder):  # Ctrl-C as the named module starts to load
+    def find_spec(self, name, path=None, target=None):
+        if name == WHEN:
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["liuren", "cast", "--day", "辛巳", "--offset", "3"]
+sys.exit(run())
+"""
+
+
+@pytest.mark.parametrize("module", ["liuren_logic.cli", "liuren_logic.session", "liuren_logic.explain.board", "nosuch"])
+def test_ctrl_c_at_any_moment_is_one_line_and_status_130(module):
+    done = subprocess.run([sys.executable, "-c", INTERRUPT_AT, module], capture_output=True, text=True, timeout=120)
+    if module == "nosuch":  # never imported: the chart
+        assert done.returncode == 0 and "三傳" in done.stdout
+    else:
+        assert (done.returncode, done.stderr, done.stdout) == (130, "liuren: interrupted\n", "")
+
+
+READY_THEN_RUN = """
+import os, sys
+from liuren_logic.console import run  # as the console script begins
+
+os.write(int(sys.argv[1]), b".")
+sys.argv = ["liuren", *sys.argv[2:]]
+sys.exit(run())
+"""
+
+
+def test_ctrl_c_at_moments_through_the_run_is_one_line_and_status_130():
+    for wait in (0.0, 0.01, 0.03, 0.06, 0.1, 0.15, 0.25, 0.4):
+        ready, told = os.pipe()
+        child = subprocess.Popen([sys.executable, "-c", READY_THEN_RUN, str(told), "cast", *CHART], pass_fds=(told,),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        os.close(told)
+        assert os.read(ready, 1) == b"."
+        os.close(ready)
+        try:
+            child.wait(wait)
+        except subprocess.TimeoutExpired:
+            child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=120)
+        assert (child.returncode, err) in ((130, "liuren: interrupted\n"), (0, "")), (wait, err)
+
+
+def package_targets() -> list[Path]:
+    from liuren_logic.school import kb_root
+
+    return [kb_root() / "schools" / "default.toml", kb_root() / "core" / "symbols.dl", Path(cli.__file__),
+            kb_root() / "core" / "new.txt"]
+
+
+@pytest.mark.parametrize("target", package_targets(), ids=["default school", "KB file", "module", "new file"])
+@pytest.mark.parametrize("argv", [["why", "initial", *CHART, "-o"], ["page", *CHART, "--output"],
+                                  ["audit", "--vs", "default", "--times", "day", "--html"]], ids=["why", "page", "audit"])
+def test_no_file_the_package_ships_is_an_output(capsys, argv, target):
+    before = target.read_bytes() if target.exists() else None
+    code, _, err = run(capsys, *argv, target)
+    assert one_line(code, err) and ("is one of the package's own files" in err or "is one of the files read" in err)
+    assert (target.read_bytes() if target.exists() else None) == before
+
+
+def test_the_named_school_stays_a_school_after_an_output_was_refused(capsys):
+    from liuren_logic.school import kb_root
+
+    run(capsys, "why", "initial", *CHART, "-o", kb_root() / "schools" / "default.toml")
+    code, out, _ = run(capsys, "cast", *CHART)
+    assert code == 0 and "門派: default" in out
+
+
+@pytest.mark.parametrize("kind", ["read-only", "FIFO", "device", "directory"])
+def test_output_refuses_read_only_files_fifos_devices_and_directories(capsys, tmp_path, kind):
+    target = {"device": Path("/dev/zero"), "directory": tmp_path}.get(kind, tmp_path / "target")
+    if kind == "read-only":
+        target.write_text("mine\n", "utf-8")
+        os.chmod(target, 0o444)
+    elif kind == "FIFO":
+        os.mkfifo(target)  # writing would block until a reader came
+    code, _, err = run(capsys, "why", "initial", *CHART, "-o", target)
+    words = "is read-only; make it writable" if kind == "read-only" else f"is a {kind}, not a regular file"
+    assert one_line(code, err) and words in err
+    if kind == "read-only":
+        assert target.read_text("utf-8") == "mine\n" and (target.stat().st_mode & 0o777) == 0o444
+
+
+def test_output_refuses_its_own_standard_output(tmp_path):
+    printed = tmp_path / "printed.txt"
+    printed.write_text("printed before\n", "utf-8")
+    done = shell(f"$liuren why initial {' '.join(CHART)} -o /dev/stdout >> {printed}")
+    assert done.returncode == 2 and "is one of this command's standard streams" in done.stderr
+    assert printed.read_text("utf-8") == "printed before\n"  # was replaced by the derivation
 
 
 def test_a_dollar_in_a_label_is_drawn_as_text(monkeypatch):
