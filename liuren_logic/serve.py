@@ -14,20 +14,32 @@ functions as the command line, from KB relations and derivation graphs:
                    the derivation under both
 =================  =====================================================================
 
-Every request is bounded: the query is at most :data:`MAX_QUERY` bytes and names one
-chart; readings are the shipped ones only (no user files); a few sessions are kept (least
-recently used first out) and each is recycled after :data:`MAX_CHARTS` charts; answers are
-computed one at a time, each under a deadline. Bad input gets the command line's one
-line, as ``{"error": …}`` with status 400.
+Every request is bounded. The query is at most :data:`MAX_QUERY` bytes and names one chart;
+readings are the shipped ones only (no user files). A few sessions are kept (least recently
+used first out), and one is loaded afresh once the memory measured to grow under it passes
+:data:`SESSION_MB`. Answers are computed one at a time (:mod:`.turns`), each under
+:data:`DEADLINE`: a request that could not be answered in time is refused at once (503), one
+whose deadline passes while it waits is never started. At most :data:`MAX_CONNECTIONS`
+connections are served at once, by a pool of threads; one more is answered 503 and closed.
+The server answers only requests addressed to it on loopback (``Host``), API requests only
+from its own page (``Origin``), and its pages refuse to be framed. Bad input gets the command
+line's one line, as ``{"error": …}`` with status 400.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
+import os
+import re
 import socket
+import sys
+import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor, TimeoutError as Deadline
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -36,11 +48,14 @@ from urllib.parse import parse_qs, urlsplit
 
 from .errors import InputError, LiurenError
 from .school import CALENDAR_READINGS, kb_root, parse_readings, read_school
+from .turns import Busy, Late, Turns, in_time
 
 MAX_QUERY = 4096  # bytes of query string
 MAX_SESSIONS = 6  # schools kept loaded (each ~ 0.5 s to load, ~ 40 MB)
-MAX_CHARTS = 4096  # charts one session keeps before it is loaded afresh
-DEADLINE = 30.0  # seconds one answer may take
+SESSION_MB = 160.0  # memory measured to grow under one session before it is loaded afresh
+DEADLINE = 10.0  # seconds from a request's arrival to its answer
+MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
+MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
 
@@ -53,15 +68,49 @@ def shipped_readings() -> dict[str, list[str]]:
     return dict(sorted(topics.items()))
 
 
-class Sessions:
-    """Loaded schools by their readings, least recently used first out."""
+def resident_mb() -> float:
+    """This process's resident memory in MB (Linux's /proc; elsewhere its peak, from getrusage;
+    0 where neither can be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        try:
+            import resource
+        except ImportError:
+            return 0.0
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KB on Linux, bytes on macOS
+        return peak / (2**20 if sys.platform == "darwin" else 2**10)
 
-    def __init__(self, school: str = "default", limit: int = MAX_SESSIONS):
+
+@dataclass
+class Loaded:
+    """A loaded session and the memory measured to grow while it answered."""
+
+    session: object
+    mb: float = 0.0
+
+
+class Sessions:
+    """Loaded schools by their readings, least recently used first out, each loaded afresh when
+    the memory measured under it passes ``cap_mb``.
+
+    :meth:`measured` charges the growth of resident memory over one answer to every session the
+    answer used (all of it to each: an answer comparing two readings charges both). Memory freed
+    by a session let go is reused before the process grows again, so the process stays near its
+    base plus ``limit`` × ``cap_mb``."""
+
+    def __init__(self, school: str = "default", limit: int = MAX_SESSIONS, cap_mb: float = SESSION_MB,
+                 measure: Callable[[], float] = resident_mb):
         self.school = school
         self.limit = limit
+        self.cap_mb = cap_mb
+        self.measure = measure
         self.defaults = read_school(school).readings
         self.known = shipped_readings()
-        self._sessions: OrderedDict[tuple, object] = OrderedDict()
+        self.recycled = 0  # sessions loaded afresh for their memory
+        self._sessions: OrderedDict[tuple, Loaded] = OrderedDict()
+        self._used: set[tuple] = set()
 
     def readings(self, text: str) -> dict[str, str]:
         """``punishment=seed000,…`` checked against the shipped readings only."""
@@ -74,24 +123,45 @@ class Sessions:
         return {t: r for t, r in readings.items() if self.defaults.get(t) != r}
 
     def get(self, readings: dict[str, str]):
-        """The session for these readings (loaded on first use, afresh after MAX_CHARTS charts)."""
+        """The session for these readings (loaded on first use, afresh once over ``cap_mb``)."""
         from .session import Session
 
+        in_time()  # loading takes a while: not for a request already past its deadline
         key = tuple(sorted(readings.items()))
-        session = self._sessions.get(key)
-        if session is None or len(session._charts) >= MAX_CHARTS:
-            session = self._sessions[key] = Session(self.school, readings)
+        loaded = self._sessions.get(key)
+        if loaded is None or loaded.mb >= self.cap_mb:
+            self.recycled += loaded is not None
+            self._sessions.pop(key, None)  # let go before the next one loads
+            loaded = self._sessions[key] = Loaded(Session(self.school, readings))
             while len(self._sessions) > self.limit:
                 self._sessions.popitem(last=False)
         self._sessions.move_to_end(key)
-        return session
+        self._used.add(key)
+        return loaded.session
+
+    def measured(self, work: Callable[[], object]) -> object:
+        """``work()``, the resident memory it adds charged to each session it used."""
+        self._used.clear()
+        before = self.measure()
+        try:
+            return work()
+        finally:
+            grown = max(0.0, self.measure() - before)
+            for key in self._used & self._sessions.keys():
+                self._sessions[key].mb += grown
+
+    def sizes(self) -> dict[str, float]:
+        """The memory charged to each loaded session, in MB, by its readings."""
+        return {",".join(f"{t}={r}" for t, r in key) or "(the school's own)": round(loaded.mb, 1)
+                for key, loaded in self._sessions.items()}
 
 
 class App:
     """The API: each method takes the query's fields and returns JSON-ready data.
 
-    The server calls :meth:`answer` from one worker thread, so answers are computed one at a
-    time (sessions are not thread-safe, and the work is CPU-bound: taking turns costs nothing).
+    The server calls :meth:`answer` from one worker thread (:class:`.turns.Turns`), so answers
+    are computed one at a time (sessions are not thread-safe, and the work is CPU-bound: taking
+    turns costs nothing).
     """
 
     ROUTES = {"/api/readings": "readings_info", "/api/cast": "cast", "/api/why": "why",
@@ -101,7 +171,8 @@ class App:
         self.sessions = Sessions(school)
 
     def answer(self, route: str, fields: dict) -> dict:
-        return getattr(self, route)(fields)
+        """The route's answer; the memory it adds is charged to the sessions it used."""
+        return self.sessions.measured(lambda: getattr(self, route)(fields))
 
     def _chart(self, fields: dict, readings: Optional[dict] = None):
         from .cli import _chart as cast_from_options
@@ -139,7 +210,9 @@ class App:
         other = {**base, **self.sessions.readings(fields.get("vs", ""))}
         if other == base:
             raise InputError("compare needs another reading, e.g. vs=punishment=seed000")
-        before, after = self._chart(fields, base), self._chart(fields, other)
+        before = self._chart(fields, base)
+        in_time()
+        after = self._chart(fields, other)
         return comparison(before, after, _question(fields, "initial"), _lang(fields))
 
 
@@ -177,26 +250,39 @@ def _question(fields: dict, default: Optional[str] = None) -> str:
 
 
 def _fields(query: str) -> dict[str, str]:
-    """The query's fields (a raw UTF-8 query, which http.server reads as Latin-1, too)."""
-    try:
-        query = query.encode("latin-1").decode("utf-8")
-    except UnicodeError:
-        pass
+    """The query's fields, percent-decoded as UTF-8."""
     if len(query.encode("utf-8")) > MAX_QUERY:
         raise InputError(f"the request is too long (at most {MAX_QUERY} bytes)")
     parsed = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=32)
     return {k: v[-1] for k, v in parsed.items()}
 
 
-def handler(app: App, pool: ThreadPoolExecutor, log: Optional[Callable[[str], None]] = None):
-    """The request handler class for :class:`ThreadingHTTPServer`."""
+def _percent_encoded(line: bytes) -> bytes:
+    """A request line with its raw bytes above ASCII percent-encoded, as a browser sends them
+    (http.server reads the line as Latin-1 and splits at 0x85, a byte of 寅, as at a space)."""
+    return re.sub(rb"[\x80-\xff]", lambda byte: b"%%%02X" % byte[0][0], line)
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """A header value as an error quotes it: repr, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
+def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None, deadline: float = DEADLINE):
+    """The request handler class for :class:`LoopbackServer`."""
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "liuren-serve"
-        timeout = 20  # seconds a client may take to send its request
+        timeout = 5  # seconds a client may take to send its request (a loopback client needs none)
+
+        def parse_request(self) -> bool:
+            self.raw_requestline = _percent_encoded(self.raw_requestline)
+            return super().parse_request()
 
         def do_GET(self):  # noqa: N802 - http.server's name
             url = urlsplit(self.path)
+            if not self._addressed_to_us(api=url.path.startswith("/api/")):
+                return
             if url.path in ("/", "/index.html"):
                 from .explain.app import app_page
 
@@ -204,12 +290,16 @@ def handler(app: App, pool: ThreadPoolExecutor, log: Optional[Callable[[str], No
                 return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
             route = App.ROUTES.get(url.path)
             if route is None:
-                return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page {url.path!r}"})
+                return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page {_shown(url.path)}"})
             try:
                 fields = _fields(url.query)
-                answer = pool.submit(app.answer, route, fields).result(timeout=DEADLINE)
-            except Deadline:
-                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": f"no answer within {DEADLINE:.0f} s"})
+                answer = turns.run(route, lambda: app.answer(route, fields), time.monotonic() + deadline)
+            except Busy as busy:
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE,
+                                  {"error": f"busy: about {busy.seconds:.0f} s of work is waiting; ask again shortly"},
+                                  {"Retry-After": str(max(1, math.ceil(busy.seconds)))})
+            except Late:
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": f"no answer within {deadline:.0f} s"})
             except LiurenError as error:
                 return self._json(HTTPStatus.BAD_REQUEST, {"error": str(error)})
             except ValueError as error:  # a malformed query string
@@ -222,16 +312,35 @@ def handler(app: App, pool: ThreadPoolExecutor, log: Optional[Callable[[str], No
         def do_POST(self):  # noqa: N802
             self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "the app only answers GET"})
 
-        def _json(self, status: HTTPStatus, data: dict):
-            self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8")
+        def _addressed_to_us(self, api: bool) -> bool:
+            """True for a request to this server by a loopback name and its port (a rebound DNS
+            name is refused, 421) and, for the API, from no other page than its own (403)."""
+            port = self.server.server_address[1]
+            ours = [f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]")]
+            host = self.headers.get("Host", "")
+            if host.lower() not in ours:
+                self._json(HTTPStatus.MISDIRECTED_REQUEST,
+                           {"error": f"this server answers for {', '.join(ours)}, not Host {_shown(host)}"})
+                return False
+            origin = self.headers.get("Origin")
+            if api and (origin is not None and origin.lower() not in [f"http://{o}" for o in ours]
+                        or self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none")):
+                self._json(HTTPStatus.FORBIDDEN, {"error": f"the API answers its own page only, not {_shown(origin or 'another site')}"})
+                return False
+            return True
 
-        def _send(self, status: HTTPStatus, body: bytes, kind: str):
+        def _json(self, status: HTTPStatus, data: dict, headers: Optional[dict] = None):
+            self._send(status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json; charset=utf-8",
+                       headers)
+
+        def _send(self, status: HTTPStatus, body: bytes, kind: str, headers: Optional[dict] = None):
             self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; "
-                             "script-src 'unsafe-inline'; img-src 'self' data:")
+            for name, value in {"Content-Type": kind, "Content-Length": str(len(body)), "Cache-Control": "no-store",
+                                "Content-Security-Policy": "default-src 'self'; style-src 'unsafe-inline'; "
+                                "script-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+                                "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
+                                "Referrer-Policy": "no-referrer", **(headers or {})}.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
 
@@ -242,27 +351,70 @@ def handler(app: App, pool: ThreadPoolExecutor, log: Optional[Callable[[str], No
     return Handler
 
 
-class _ServerV6(ThreadingHTTPServer):
-    address_family = socket.AF_INET6
+BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+        b"Retry-After: 1\r\nConnection: close\r\n\r\n"
+        b'{"error": "busy: too many connections at once; ask again shortly"}')
+
+
+class LoopbackServer(ThreadingHTTPServer):
+    """An HTTP server whose connections are served by a bounded pool of threads, not a thread
+    each: at most ``connections`` at once; one more is answered 503 at once and closed."""
+
+    daemon_threads = True
+    turns: Optional[Turns] = None  # the answers' worker, closed with the server
+
+    def __init__(self, address: tuple, handler_class, connections: int = MAX_CONNECTIONS):
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self._slots = threading.BoundedSemaphore(connections)
+        self._connections = ThreadPoolExecutor(connections, thread_name_prefix="liuren-connection")
+        super().__init__(address, handler_class)
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(0.1)
+                with contextlib.suppress(TimeoutError):  # the request, if sent: closed unread, it would reset the answer
+                    request.recv(MAX_QUERY + 8192)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        self._connections.submit(self._serve, request, client_address)
+
+    def _serve(self, request, client_address) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:  # noqa: BLE001 - socketserver's own policy: report, and serve the next
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._connections.shutdown(wait=False, cancel_futures=True)
+        if self.turns is not None:
+            self.turns.close()
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0, school: str = "default",
-                log: Optional[Callable[[str], None]] = None) -> ThreadingHTTPServer:
-    """A server on ``host:port`` (port 0: a free one; see ``server.server_address``)."""
+                log: Optional[Callable[[str], None]] = None, connections: int = MAX_CONNECTIONS,
+                deadline: float = DEADLINE) -> LoopbackServer:
+    """A server on ``host:port`` (port 0: a free one; see ``server.server_address``) serving at
+    most ``connections`` at once, each answer within ``deadline`` seconds of its request."""
     if host not in LOOPBACK:
         raise InputError(f"the app listens on the loopback interface only (127.0.0.1, ::1), not {host!r}")
     if not 0 <= port <= 65535:
         raise InputError(f"--port {port} is not a port: give a number from 0 (any free one) to 65535")
     app = App(school)
-    # one worker: pyDatalog's state is per thread, and the work is CPU-bound anyway
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="liuren-answer")
-    kind = _ServerV6 if ":" in host else ThreadingHTTPServer
+    turns = Turns(MAX_WAITING)
     try:
-        server = kind((host, port), handler(app, pool, log))
+        server = LoopbackServer((host, port), handler(app, turns, log, deadline), connections)
     except OSError as error:
+        turns.close()
         raise InputError(f"cannot listen on {host}:{port}: {error.strerror}") from None
-    server.daemon_threads = True
-    server.app, server.pool = app, pool
+    server.app, server.turns = app, turns
     return server
 
 
@@ -284,7 +436,6 @@ def serve(host: str, port: int, school: str, open_browser: bool, quiet: bool, ou
         server.serve_forever()
     finally:
         server.server_close()
-        server.pool.shutdown(cancel_futures=True)
         out(f"liuren serve: stopped after {time.monotonic() - started:.0f} s")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from liuren_logic.errors import InputError
-from liuren_logic.inputs import parse_pillar
+from liuren_logic.inputs import parse_pillar, parse_symbol
 
 
 def pairs(session, pred):
@@ -72,6 +72,17 @@ def test_bad_pillars_are_refused_by_name(session, text, words):
         parse_pillar(session.kb, text)
 
 
-def test_simplified_input_is_accepted(session):
-    assert session.cast("辛巳", "寅", "午").id == session.cast("辛巳", "寅", "午").id
-    assert parse_pillar(session.kb, "壬辰") == ("壬", "辰")
+@pytest.mark.parametrize("question, simplified, traditional", [
+    ("method", "贼克", "賊剋"), ("pattern", "贵人入狱", "貴人入獄"), ("name", "元首", "元首"),
+])
+def test_simplified_input_is_accepted(session, question, simplified, traditional):
+    """A value typed in simplified characters names the traditional one the KB is written in."""
+    chart = session.cast("辛巳", "寅", "午")
+    assert session.resolve(chart, question, simplified)[1] == (chart.id, traditional)
+    assert set(session.why(chart, question, simplified).nodes) == set(session.why(chart, question, traditional).nodes)
+
+
+def test_simplified_symbols_read_as_traditional(session):
+    assert parse_symbol(session.kb, "贼克", "method", "the method") == "賊剋"
+    with pytest.raises(InputError, match="unknown method '贼'"):
+        parse_symbol(session.kb, "贼", "method", "the method")

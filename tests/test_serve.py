@@ -1,19 +1,26 @@
 """The teaching app's server: its API answers as the command line does, bounded, on loopback."""
 from __future__ import annotations
 
+import gc
+import http.client
+import itertools
 import json
 import re
+import socket
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from liuren_logic import InputError, Session
 from liuren_logic.cli import main
-from liuren_logic.serve import MAX_QUERY, make_server, url_of
+from liuren_logic.serve import MAX_QUERY, Sessions, make_server, url_of
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +157,125 @@ def test_the_querent_brings_the_life_and_travelling_year(server):
     assert status == 200 and "行年" in data["html"] and "甲午" in data["html"]
     status, data = get(server, "/api/cast", at="1998-11-30 12:00", sex="m")
     assert status == 400 and "--born" in data["error"]
+
+
+def exchange(base: str, path: str = "/api/readings", **headers) -> tuple[int, dict, dict | str]:
+    """(status, headers, body) of a GET sent with these headers (``Host`` as given, or the server's)."""
+    url = urllib.parse.urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=60)
+    try:
+        connection.request("GET", path, headers={name.replace("_", "-"): value for name, value in headers.items()})
+        answer = connection.getresponse()
+        body = answer.read().decode("utf-8")
+        kind = answer.headers.get("Content-Type", "")
+        return answer.status, dict(answer.headers), json.loads(body) if kind.startswith("application/json") else body
+    finally:
+        connection.close()
+
+
+def test_only_requests_addressed_to_this_server_by_a_loopback_name_are_answered(server):
+    port = urllib.parse.urlsplit(server).port
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
+        assert exchange(server, Host=host)[0] == 200, host
+    for host in (f"rebound.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", f"localhost:{port}.evil", "x" * 5000):
+        status, _, data = exchange(server, Host=host)
+        assert status == 421 and "not Host" in data["error"] and len(data["error"]) < 200, host
+    assert exchange(server, "/", Host=f"rebound.example:{port}")[0] == 421  # the page too
+
+
+def test_the_api_answers_its_own_page_only(server):
+    port = urllib.parse.urlsplit(server).port
+    assert exchange(server, Origin=f"http://127.0.0.1:{port}", Sec_Fetch_Site="same-origin")[0] == 200
+    assert exchange(server, Sec_Fetch_Site="none")[0] == 200  # typed into the address bar
+    for headers in ({"Origin": "http://evil.example"}, {"Origin": f"http://127.0.0.1:{port + 1}"},
+                    {"Origin": "null"}, {"Sec_Fetch_Site": "cross-site"}, {"Sec_Fetch_Site": "same-site"}):
+        status, _, data = exchange(server, "/api/cast?day=辛巳&offset=3".replace("辛巳", "%E8%BE%9B%E5%B7%B3"), **headers)
+        assert status == 403 and "its own page only" in data["error"], headers
+    assert exchange(server, "/", Origin="http://evil.example")[0] == 200  # a link to the page is fine
+
+
+def test_no_answer_may_be_framed_or_sniffed(server):
+    for path in ("/", "/api/readings", "/api/nothing", "/api/cast?day=x"):
+        status, headers, _ = exchange(server, path)
+        assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff", path
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
+
+
+def test_a_raw_utf8_request_line_is_read(server):
+    """寅 is E5 AF 85 in UTF-8; http.server read 0x85 (NEL in Latin-1) as a space and refused the line."""
+    url = urllib.parse.urlsplit(server)
+    with socket.create_connection((url.hostname, url.port), timeout=60) as connection:
+        connection.sendall(f"GET /api/cast?day=辛巳&jiang=寅&hour=午 HTTP/1.0\r\nHost: {url.netloc}\r\n\r\n".encode("utf-8"))
+        reply = b"".join(iter(lambda: connection.recv(65536), b""))
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.0 200") and json.loads(body)["id"] == "辛巳日寅將午時"
+
+
+def test_connections_past_the_cap_are_refused_at_once_and_the_rest_served():
+    server = make_server("127.0.0.1", 0, connections=2)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base, address = url_of(server), server.server_address
+    try:
+        idle = [socket.create_connection(address, timeout=10) for _ in range(2)]  # they hold both slots
+        time.sleep(0.2)
+        started = time.monotonic()
+        status, headers, data = exchange(base)
+        assert status == 503 and headers["Retry-After"] == "1" and "too many connections" in data["error"]
+        assert time.monotonic() - started < 1
+        for connection in idle:
+            connection.close()
+        time.sleep(0.3)
+        assert exchange(base)[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_burst_of_compares_does_not_lock_out_the_next_client():
+    """60 compares at once (each chart another one): those that cannot be answered by their deadline
+    are refused at once or never started, so that a probe right after the burst is answered at once."""
+    server = make_server("127.0.0.1", 0, deadline=3.0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = url_of(server)
+    stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
+
+    def compare(n: int) -> tuple[int, str, float]:
+        started = time.monotonic()
+        status, data = get(base, "/api/compare", day=stems[n % 10] + branches[n % 12], offset=str(n // 12),
+                           vs="punishment=seed000", q="middle")
+        return status, data.get("error", ""), time.monotonic() - started
+
+    try:
+        started = time.monotonic()
+        with ThreadPoolExecutor(60) as pool:
+            answers = list(pool.map(compare, range(60)))
+        ended = time.monotonic()
+        status, data = get(base, "/api/cast", day="辛巳", jiang="寅", hour="午")
+        probe = time.monotonic() - ended
+    finally:
+        server.shutdown()
+        server.server_close()
+    statuses = Counter(status for status, _, _ in answers)
+    busy = [took for status, error, took in answers if status == 503 and error.startswith("busy")]
+    late = [took for status, error, took in answers if status == 503 and error.startswith("no answer")]
+    print(f"\nburst of 60 compares: {statuses[200]} answered, {len(busy)} refused at once (at most "
+          f"{max(busy, default=0):.2f} s), {len(late)} late; the burst took {ended - started:.2f} s, the probe {probe:.2f} s")
+    assert set(statuses) <= {200, 503} and statuses[200] >= 1 and busy and len(busy) + len(late) == statuses[503]
+    assert max(busy) < 1.5 and max(took for _, _, took in answers) < 3.0 + 1.5
+    assert status == 200 and data["id"] == "辛巳日寅將午時" and probe < 2.0
+
+
+def test_a_session_is_loaded_afresh_once_the_memory_charged_to_it_passes_the_cap():
+    counter = itertools.count()
+    sessions = Sessions(cap_mb=3, measure=lambda: float(next(counter)))  # each answer grows by 1 MB
+    first = sessions.get({})
+    for offset in range(3):
+        assert sessions.measured(lambda: sessions.get({}).cast_offset("甲子", offset).sanchuan)
+    assert sessions.sizes() == {"(the school's own)": 3.0} and sessions.recycled == 0
+    other = sessions.get({"punishment": "seed000"})
+    assert sessions.get({}) is not first and sessions.recycled == 1
+    assert sessions.sizes() == {"punishment=seed000": 0.0, "(the school's own)": 0.0}
+    released = weakref.ref(first)
+    del first
+    gc.collect()
+    assert released() is None and sessions.get({"punishment": "seed000"}) is other
