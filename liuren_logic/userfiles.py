@@ -43,7 +43,7 @@ def _kind(mode: int) -> str:
                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return kind
-    return "not a regular file"
+    return "some other kind of file"
 
 
 def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterable[Path] = (),
