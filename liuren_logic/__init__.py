@@ -5,13 +5,13 @@
     >>> chart.sanchuan
     '午寅戌'
 
-``Session`` and ``Chart`` are imported when first asked for, so that importing a light module
-of the package (the ``liuren`` command's entry point, :mod:`.errors`) does not load the engine.
+The names below are imported when first asked for, so that importing the package costs
+nothing: the ``liuren`` command's entry point (:mod:`.console`) installs its Ctrl-C handler
+before the engine, or even :mod:`dataclasses`, is loaded.
 """
-from .errors import CalendarError, InputError, KBError, LiurenError
-
 __all__ = ["Session", "Chart", "LiurenError", "InputError", "CalendarError", "KBError"]
-_LAZY = {"Session": "session", "Chart": "chart"}
+_LAZY = {"Session": "session", "Chart": "chart", "LiurenError": "errors", "InputError": "errors",
+         "CalendarError": "errors", "KBError": "errors"}
 
 
 def __getattr__(name: str):

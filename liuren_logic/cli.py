@@ -246,7 +246,18 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
     gc.enable()
     if session.kb.school is not None and session.kb.school.note():
         _say(f"liuren: note: {session.kb.school.note()}")
+    _check_targets(args, session)
     return session
+
+
+def _check_targets(args, session) -> None:
+    """Refuse ``--output`` or ``--html`` before the work, not after it (``_write`` checks again)."""
+    from .userfiles import check_target
+
+    for what in ("--output", "--html"):
+        target = getattr(args, what[2:], None)
+        if target is not None:
+            check_target(target, _files_read(args, [session]), what)
 
 
 def _chart(session, args, required: bool = True, whole: bool = True):

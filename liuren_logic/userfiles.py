@@ -43,14 +43,25 @@ def _kind(mode: int) -> str:
                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return kind
-    return "not a regular file"
+    return "some other kind of file"
 
 
-def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterable[Path] = (), what: str = "--output") -> None:
+def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterable[Path] = (),
+                    what: str = "--output") -> None:
     """Write ``data`` (bytes, or pieces of them written as they come) to ``path`` through a temporary
-    file and a rename. Refused, in one InputError naming ``what``: any of ``inputs``, anything the
-    package ships (its modules, KB files and schools), the process's standard streams, a file
-    without write permission (0444), and anything but a regular file (a FIFO, a device, a directory)."""
+    file and a rename, once :func:`check_target` allows it."""
+    target, info = check_target(path, inputs, what)
+    try:
+        _replace(target, data, stat.S_IMODE(info.st_mode) if info else _default_mode())
+    except OSError as error:
+        raise InputError(f"{what}: cannot write {path}: {error.strerror or error}") from None
+
+
+def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output") -> tuple[str, "os.stat_result | None"]:
+    """``path`` resolved, and what is there now (None: nothing), when a command may replace it.
+    Refused, in one InputError naming ``what``: any of ``inputs``, anything the package ships (its
+    modules, KB files and schools), the process's standard streams, a file without write
+    permission (0444), and anything but a regular file (a FIFO, a device, a directory)."""
     target = os.path.realpath(path)
     for source in inputs:
         if _same(target, source):
@@ -60,17 +71,14 @@ def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterabl
     try:
         info = os.stat(path)  # what the name leads to (/dev/stdout: a FIFO or a terminal)
     except (OSError, ValueError):
-        info = None
-    if info is not None and _standard_stream(info):
+        return target, None
+    if _standard_stream(info):
         raise InputError(f"{what}: {path} is one of this command's standard streams; leave out {what} to print")
-    if info is not None and not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode):
         raise InputError(f"{what}: {path} is {_kind(info.st_mode)}, not a regular file; give a file to write")
-    if info is not None and (not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK)):
+    if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
         raise InputError(f"{what}: {path} is read-only; make it writable or give another file")
-    try:
-        _replace(target, data, stat.S_IMODE(info.st_mode) if info else _default_mode())
-    except OSError as error:
-        raise InputError(f"{what}: cannot write {path}: {error.strerror or error}") from None
+    return target, info
 
 
 def _standard_stream(info: os.stat_result) -> bool:

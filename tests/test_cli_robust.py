@@ -450,6 +450,14 @@ def test_output_refuses_read_only_files_fifos_devices_and_directories(capsys, tm
         assert target.read_text("utf-8") == "mine\n" and (target.stat().st_mode & 0o777) == 0o444
 
 
+def test_a_target_is_refused_before_the_work(capsys, monkeypatch):
+    from liuren_logic import audit
+
+    monkeypatch.setattr(audit, "compare", lambda *_, **__: pytest.fail("the audit ran before the refusal"))
+    code, _, err = run(capsys, "audit", "--vs", "default", "--times", "day", "--html", "/dev/zero")
+    assert one_line(code, err) and "--html: /dev/zero is a device" in err
+
+
 def test_output_refuses_its_own_standard_output(tmp_path):
     printed = tmp_path / "printed.txt"
     printed.write_text("printed before\n", "utf-8")
