@@ -109,7 +109,8 @@ class Session:
 
         The chart's ``month`` (a pillar 癸亥, or a branch 亥) and ``year`` (戊寅, or 1998), which a
         chart cast from pillars cannot know, add the month's and year's spirits, patterns and
-        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f).
+        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f), and
+        the ``matter`` asked (天時 … 謀望, or weather … plans), which the 斷 reads.
         """
         return self.cast_many([self.chart_input(day, jiang, hour, month=month, year=year, **given)])[0]
 
@@ -139,13 +140,15 @@ class Session:
         return ChartInput(stem, branch, branches[(branches.index(hour) + offset) % 12], hour, extra.facts, extra.tag)
 
     def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
-                latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> Chart:
+                latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
+                matter: Optional[str] = None) -> Chart:
         """Cast from a civil moment (``'1998-11-30 12:00'``) in a zone, by the school's calendar readings;
-        ``born`` and ``sex`` as for :meth:`cast`."""
-        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex)])[0]
+        ``born``, ``sex`` and ``matter`` as for :meth:`cast`."""
+        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex, matter)])[0]
 
     def dated_input(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
-                    latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> DatedInput:
+                    latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
+                    matter: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
         readings = self._kb.school.readings if self._kb.school else {}
@@ -156,7 +159,7 @@ class Session:
                    day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
                    day_night=day_night)
         extra = (("sun_up" if m.daytime else "sun_down", [], m.reasons()["daytime"]),) if day_night == "sun" else ()
-        querent = given_facts(self.base, born=born, sex=sex, tz=tz)
+        querent = given_facts(self.base, born=born, sex=sex, tz=tz, matter=matter)
         querent.check(m.year)
         return DatedInput(m, extra + querent.facts, querent.tag)
 
