@@ -1,0 +1,68 @@
+"""The 斷 of a chart cast with a matter: the findings, verdicts and 應期 the KB's judgement rules
+(kb/judgement) derive, each with its rule's sentence (zh, en), the rule and its source.
+
+Nothing here judges: it reads the relations ``finding``, ``verdict`` and ``timing`` and the rule
+each row was derived by, and orders the findings by kind, the matter's own signs (類神, 六親)
+first, as a practitioner reads them.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from liuren_logic.chart import Chart
+
+# The order a 斷 reads the kinds in: what stands for the matter, then its state, then the course.
+KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
+              "年命", "應期")
+SHOWN = 15  # findings the board lists; --json has them all
+WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": "斷語", "timing": "應期",
+                "more": "另有{n}條（--json 全列）", "none": "（無）"},
+         "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdicts": "verdicts",
+                "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)"}}
+
+
+def _derived(chart: "Chart", pred: str, args: tuple) -> dict:
+    """The rule that derived a row of ``pred``: its sentence filled with the row's values, id and source."""
+    explainer = chart.session.explainer(chart.id)
+    applied = explainer.application(explainer.chosen(pred, (chart.id, *args)))
+    return {"text": {"zh": applied["zh"], "en": applied["en"]}, "rule": applied["rule"], "source": applied["source"]}
+
+
+def _about(*values) -> list[str]:
+    return list(dict.fromkeys(str(v) for v in values))
+
+
+def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[dict]:
+    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter)."""
+    matter = chart.rows("matter")
+    if not matter:
+        return None
+    rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
+    findings = sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row))
+    return {
+        "matter": matter[0][0], "question": question,
+        "findings": [{"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
+                     for k, f, a, b in findings],
+        "verdicts": [{"verdict": v, "about": _about(a), **_derived(chart, "verdict", (v, a))}
+                     for v, a in chart.rows("verdict")],
+        "timing": [{"branch": b, "method": how, **_derived(chart, "timing", (b, how))}
+                   for b, how in chart.rows("timing")],
+    }
+
+
+def judgement_lines(chart: "Chart", lang: str = "zh", question: Optional[str] = None) -> list[str]:
+    """The board's 斷 section: the matter, the verdicts, the first findings by weight, the 應期."""
+    data = judgement_data(chart, question)
+    if data is None:
+        return []
+    w = WORDS[lang]
+    head = f"{w['title']}: {w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else "")
+    lines = ["", head, f"  {w['verdicts']}:"]
+    lines += [f"    {v['verdict']}  {v['text'][lang]}  [{v['rule']} | {v['source']}]" for v in data["verdicts"]] or [f"    {w['none']}"]
+    for f in data["findings"][:SHOWN]:
+        lines.append(f"  {f['kind']}  {f['text'][lang]}  [{f['rule']} | {f['source']}]")
+    if len(data["findings"]) > SHOWN:
+        lines.append("  " + w["more"].format(n=len(data["findings"]) - SHOWN))
+    lines.append(f"  {w['timing']}: " + (" · ".join(f"{t['branch']}（{t['method']}）" for t in data["timing"]) or w["none"]))
+    return lines
