@@ -70,3 +70,65 @@ def test_a_void_yongshen_is_filled_and_leaves_the_decade(session):
     chart = session.cast("己巳", jiang="戌", hour="丑", matter="天時")  # 《指南》 天時 case 1: 寅亥申
     assert chart.sanchuan == "寅亥申"
     assert {("亥", "填實"), ("戌", "出旬")} <= set(chart.rows("timing"))
+
+
+# --- seed 003's two 占例: every finding its 斷 cites --------------------------------------------
+
+# (the 斷's words, the relation, the row the rules derive)
+HOUSE = [  # 辛巳日 寅將 午時, 家宅: 「貴乘天乙乃神祗，貴人履獄，不正之神也。課得天網，正是被纏之象。
+    #          支上天目墓神，陰神見從魁玄武，主有女尸做祟」, and the later note 鬼呼
+    ("貴乘天乙乃神祗", "finding", ("天將", "貴乘天乙", "貴人", "午")),
+    ("貴人履獄", "finding", ("天將", "貴人入獄", "貴人", "午")),
+    ("不正之神", "verdict", ("不正之神", "貴人")),
+    ("課得天網", "finding", ("課體", "天網", "天網", "天網")),
+    ("被纏之象", "verdict", ("被纏", "天網")),
+    ("支上天目", "finding", ("神煞", "鬼祟", "天目", "丑")),
+    ("支上墓神", "finding", ("墓", "墓神", "丑", "辛")),
+    ("陰神見從魁玄武", "finding", ("類神", "女巫", "酉", "玄武")),
+    ("女尸做祟", "verdict", ("女尸做祟", "酉")),
+    ("宅中多有鬼祟", "verdict", ("宅中鬼祟", "丑")),
+    ("鬼呼", "finding", ("墓", "鬼呼", "鬼呼", "鬼呼")),
+]
+WEATHER = [  # 丁未日 丑將 戌時, 天時: 「太陰乘水將發用，又為月內雨師，主雪。但中末傳皆得土，主雪而不久，
+    #          應於丑時。蓋丑時上辰被戌沖開水即出矣」
+    ("太陰乘水將發用", "finding", ("天將", "太陰乘水將發用", "太陰", "亥")),
+    ("發用", "finding", ("用神", "發用", "亥", "太陰")),
+    ("又為月內雨師", "finding", ("神煞", "月內雨師", "雨煞", "亥")),
+    ("主雪", "verdict", ("雪", "亥")),
+    ("中末傳皆得土", "finding", ("三傳", "中末皆土", "戌", "戌")),
+    ("不久", "verdict", ("不久", "亥")),
+    ("主雪而不久", "verdict", ("雪而不久", "亥")),
+    ("應於丑時", "timing", ("丑", "沖開墓")),
+]
+# What the default school cannot derive, and why: its month spirits follow the solar month (子 from
+# 大雪), where 雨煞 (正月起子順行) falls on 戌; the 斷's 「月內雨師」 is 亥, 雨煞 of the lunar 臘月
+# (1997-12-31 is 十二月初三), which the reading spirit_month=lunar gives (kb/variants/spirit_month).
+NEEDS_LUNAR_MONTH = {"又為月內雨師", "主雪", "主雪而不久"}
+
+
+def _derived(chart, cited):
+    return {words for words, pred, row in cited if row in chart.rows(pred)}
+
+
+def test_the_house_case_derives_every_finding_of_its_judgement(session):
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="家宅")
+    assert _derived(chart, HOUSE) == {words for words, _, _ in HOUSE}
+
+
+def test_the_weather_case_derives_its_findings_and_names_the_reading_the_rest_need(session):
+    from liuren_logic import Session
+
+    chart = session.cast_at("1997-12-31 20:00", "Asia/Shanghai", matter="天時")
+    assert {words for words, _, _ in WEATHER} - _derived(chart, WEATHER) == NEEDS_LUNAR_MONTH
+    assert ("雨煞", "戌") in [(s, b) for _, b, s in chart.spirits]  # the solar month's 雨煞, not on the initial
+    lunar = Session(readings={"spirit_month": "lunar"}).cast_at("1997-12-31 20:00", "Asia/Shanghai", matter="天時")
+    assert _derived(lunar, WEATHER) == {words for words, _, _ in WEATHER}
+
+
+def test_the_weather_case_times_the_snow_by_the_water_tomb_clashed_open(session):
+    """丑時: over earth's 丑 stands 辰, the tomb of water (亥), and 戌 in the transmissions clashes it."""
+    chart = session.cast_at("1997-12-31 20:00", "Asia/Shanghai", matter="天時")
+    graph = session.why(chart, "timing", "丑")
+    texts = {graph.nodes[n].get("text") for n in graph.nodes}
+    assert {f'tianpan("{chart.id}", 丑, 辰)', "element_tomb(水, 辰)", "clashes(戌, 辰)"} <= texts
+    assert f'timing.tomb_opened [B=亥, C="{chart.id}", E=水, P=丑, T=辰, X=戌]' in texts
