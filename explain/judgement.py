@@ -58,7 +58,7 @@ def judgement_lines(chart: "Chart", lang: str = "zh", question: Optional[str] = 
         return []
     w = WORDS[lang]
     head = f"{w['title']}: {w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else "")
-    lines = ["", head, f"  {w['verdicts']}:"]
+    lines = [head, f"  {w['verdicts']}:"]
     lines += [f"    {v['verdict']}  {v['text'][lang]}  [{v['rule']} | {v['source']}]" for v in data["verdicts"]] or [f"    {w['none']}"]
     for f in data["findings"][:SHOWN]:
         lines.append(f"  {f['kind']}  {f['text'][lang]}  [{f['rule']} | {f['source']}]")

@@ -240,6 +240,8 @@ def _chart(session, args, required: bool = True, whole: bool = True):
 
 
 def _chart_input(session, args, required: bool):
+    if args.asked is not None and args.matter is None:
+        raise InputError("--question needs --matter (the matter the question asks about, e.g. --matter 天時)")
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
@@ -296,9 +298,9 @@ def cmd_cast(args) -> int:
     session = _session(args)
     chart = _chart(session, args)
     if args.json:
-        _json(chart_data(chart), args)
+        _json(chart_data(chart, args.asked), args)
     else:
-        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all), args)
+        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all, args.asked), args)
     return 0
 
 

@@ -27,6 +27,7 @@ from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
+from .script import traditional
 from .querent import given_facts
 from .school import load_school
 from .snapshot import collection_paused
@@ -39,6 +40,8 @@ if TYPE_CHECKING:  # the calendar and the explainer are imported where they are 
 ENGINES = ("materialise", "pydatalog")
 
 # Questions about a chart, by name: the relation whose second argument answers it.
+# Questions about a chart's 斷 (cast with a matter): a verdict, a finding's words or an 應期.
+JUDGEMENT = ("斷", "judgement")
 QUESTIONS = {
     "initial": "initial", "middle": "middle", "final": "final", "method": "chosen", "name": "subname",
     "noble": "noble", "offset": "offset", "direction": "direction", "jiang": "jiang",
@@ -284,6 +287,8 @@ class Session:
                 return "lesson", (chart.id, number, value, None)
             rows = [r for r in chart.rows("lesson") if r[0] == number]
             return "lesson", (chart.id, *rows[0])
+        if question in JUDGEMENT:
+            return self._judged(chart, value)
         decl = self._kb.program.preds.get(question)
         if decl is not None and decl.params and decl.params[0][1] == "text" and decl.arity > 1:
             # any chart relation by name: 'pattern 貴人入獄', 'spirit 天目', 'general 午'
@@ -291,8 +296,27 @@ class Session:
         raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
 
     @staticmethod
+    def _judged(chart: Chart, value: Optional[str]) -> tuple[str, tuple]:
+        """The row of the chart's 斷 that ``value`` names: a verdict (女尸做祟), a finding's words
+        (天網) or an 應期 (丑, or its method 沖開墓); a word they contain (女尸) when none is exactly
+        it; else the verdict ``value``, which does not hold (why-not 斷 雪 asks why not)."""
+        if not chart.rows("matter"):
+            raise InputError(f"chart {chart.id} has no 斷: cast it with --matter")
+        if not value:
+            raise InputError("斷 needs what is asked about: a verdict, a finding or an 應期, e.g. 斷 不正之神")
+        rows = [("verdict", r, r[:1]) for r in chart.rows("verdict")] + \
+               [("finding", r, r[1:2]) for r in chart.rows("finding")] + [("timing", r, r) for r in chart.rows("timing")]
+        wanted = traditional(str(value).strip())
+        for exact in (True, False):
+            for pred, row, keys in rows:
+                if any(wanted == k if exact else wanted in str(k) for k in keys):
+                    return pred, (chart.id, *row)
+        return "verdict", (chart.id, wanted, None)
+
+    @staticmethod
     def questions() -> list[str]:
         return list(QUESTIONS) + ["lesson1", "lesson2", "lesson3", "lesson4",
+                                  "斷 (or judgement) with a verdict, a finding or an 應期 (--matter): 斷 女尸做祟",
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 

@@ -132,3 +132,60 @@ def test_the_weather_case_times_the_snow_by_the_water_tomb_clashed_open(session)
     texts = {graph.nodes[n].get("text") for n in graph.nodes}
     assert {f'tianpan("{chart.id}", 丑, 辰)', "element_tomb(水, 辰)", "clashes(戌, 辰)"} <= texts
     assert f'timing.tomb_opened [B=亥, C="{chart.id}", E=水, P=丑, T=辰, X=戌]' in texts
+
+
+# --- shown: the board, --json, why and why-not ----------------------------------------------------
+
+HOUSE_ARGS = ("--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai", "--matter", "家宅")
+WEATHER_ARGS = ("--at", "1997-12-31 20:00", "--tz", "Asia/Shanghai", "--matter", "天時")
+
+
+def test_the_board_ends_with_the_judgement_naming_the_seed_findings(capsys):
+    code, out, _ = run(capsys, "cast", *HOUSE_ARGS, "--question", "弟犯邪，是否風水")
+    section = out[out.index("\n斷: 占 家宅 · 問 弟犯邪，是否風水"):]
+    for words in ("不正之神", "女尸做祟", "被纏", "天目", "鬼呼", "003: 支上天目墓神，陰神見從魁玄武，主有女尸做祟"):
+        assert words in section, words
+    code, out, _ = run(capsys, "cast", *WEATHER_ARGS, "--lang", "en")
+    section = out[out.index("\nJudgement (斷): matter 天時"):]
+    assert "not for long" in section and "丑（沖開墓）" in section
+    findings = [line for line in section.splitlines() if line.startswith("  ") and "[judge." in line and not line.startswith("    ")]
+    assert 5 <= len(findings) <= 15
+
+
+def test_without_a_matter_the_board_has_no_judgement_and_question_needs_a_matter(capsys):
+    code, out, _ = run(capsys, "cast", "--at", "1998-11-30 12:00")
+    assert code == 0 and "斷" not in out
+    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--question", "如何")
+    assert code == 2 and "--question needs --matter" in err
+
+
+def test_json_carries_each_finding_with_its_kind_about_text_rule_and_source(capsys):
+    import json
+
+    code, out, _ = run(capsys, "cast", *HOUSE_ARGS, "--json")
+    judged = json.loads(out)["judgement"]
+    assert judged["matter"] == "家宅" and judged["question"] is None
+    corpse = next(v for v in judged["verdicts"] if v["verdict"] == "女尸做祟")
+    assert corpse["about"] == ["酉"] and corpse["rule"] == "judge.woman_corpse" and corpse["source"].startswith("003: ")
+    noble = next(f for f in judged["findings"] if f["words"] == "貴乘天乙")
+    assert noble["kind"] == "天將" and noble["about"] == ["貴人", "午"] and "神祇" in noble["text"]["zh"]
+    assert {"branch": "丑", "method": "用神之絕"} == {k: judged["timing"][0][k] for k in ("branch", "method")}
+
+
+@pytest.mark.parametrize("args, asked, rule", [
+    (HOUSE_ARGS, "不正之神", "judge.unjust_god"),
+    (HOUSE_ARGS, "女尸", "judge.woman_corpse"),
+    (WEATHER_ARGS, "不久", "judge.not_long"),
+    (WEATHER_ARGS, "丑", "timing.tomb_opened"),
+    (WEATHER_ARGS + ("--reading", "spirit_month=lunar"), "雪而不久", "judge.snow_not_long"),
+])
+def test_why_answers_a_finding_down_to_its_rule_and_source(capsys, args, asked, rule):
+    code, out, _ = run(capsys, "why", "斷", asked, *args, "--depth", "1")
+    assert code == 0 and f"⇐ {rule}:" in out.splitlines()[1] and "«" in out
+
+
+def test_why_not_snow_names_the_missing_rain_master(capsys):
+    code, out, _ = run(capsys, "why-not", "斷", "雪", *WEATHER_ARGS)
+    assert code == 0 and "judge.snow" in out and "雨煞在亥" in out
+    code, out, err = run(capsys, "why", "斷", "雪", *WEATHER_ARGS)
+    assert code == 2 and err.count("\n") == 1 and "ask why-not" in err
