@@ -33,17 +33,30 @@ def _about(*values) -> list[str]:
     return list(dict.fromkeys(str(v) for v in values))
 
 
+def _merged(rows: list[dict]) -> dict:
+    """Findings of one rule and kind as one: the abouts, words and sentences of each in turn."""
+    first = rows[0]
+    return {"kind": first["kind"], "about": _about(*(a for r in rows for a in r["about"])),
+            "words": "、".join(dict.fromkeys(r["words"] for r in rows)),
+            "text": {lang: ("；" if lang == "zh" else "; ").join(r["text"][lang] for r in rows) for lang in ("zh", "en")},
+            "rule": first["rule"], "source": first["source"]}
+
+
 def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[dict]:
-    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter)."""
+    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter). Findings
+    one rule derives several times (the chart's 課體, the generals of the three transmissions) are
+    one finding naming them all."""
     matter = chart.rows("matter")
     if not matter:
         return None
     rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
-    findings = sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row))
+    by_rule: dict[tuple, list] = {}
+    for k, f, a, b in sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row)):
+        entry = {"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
+        by_rule.setdefault((k, entry["rule"]), []).append(entry)
     return {
         "matter": matter[0][0], "question": question,
-        "findings": [{"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
-                     for k, f, a, b in findings],
+        "findings": [_merged(rows) for rows in by_rule.values()],
         "verdicts": [{"verdict": v, "about": _about(a), **_derived(chart, "verdict", (v, a))}
                      for v, a in chart.rows("verdict")],
         "timing": [{"branch": b, "method": how, **_derived(chart, "timing", (b, how))}
