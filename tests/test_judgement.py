@@ -219,3 +219,12 @@ def test_a_features_tokens_are_its_branches_generals_and_names():
     assert tokens("戌加亥(魁度天門)") == {"戌", "亥", "魁度天門"}
     assert tokens("勾陳/太陰") == {"勾陳", "太陰"}
     assert matches({"魁度天門"}, {"魁度天門格"}) and not matches({"亥"}, {"亥子"})
+
+
+def test_the_lesson_continues_to_the_judgement(capsys):
+    code, out, _ = run(capsys, "teach", *HOUSE_ARGS)
+    step = out[out.rindex("斷"):]
+    assert code == 0 and "占家宅。斷語：不正之神、女尸做祟、宅中鬼祟、被纏" in out
+    assert "支上丑為天目、為日墓，支陰酉為女巫乘玄武：女尸做祟" in step and "judge.woman_corpse" in step
+    code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00")
+    assert "斷語" not in out
