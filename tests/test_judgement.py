@@ -228,3 +228,34 @@ def test_the_lesson_continues_to_the_judgement(capsys):
     assert "支上丑為天目、為日墓，支陰酉為女巫乘玄武：女尸做祟" in step and "judge.woman_corpse" in step
     code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00")
     assert "斷語" not in out
+
+
+# --- counts over the 720 charts, each against a definition written here ---------------------------
+
+def _cast_all(session, matter):
+    branches = "子丑寅卯辰巳午未申酉戌亥"
+    pillars = [a + b for a, b in zip("甲乙丙丁戊己庚辛壬癸" * 6, branches * 5)]
+    return session.cast_many([session.offset_input(p, o, matter=matter) for p in pillars for o in range(12)])
+
+
+def test_the_720_weather_charts_carry_not_long_where_a_water_initial_meets_earth_after(session):
+    """不久: the initial is 亥 or 子 (water) and both later transmissions are 辰 戌 丑 未 (earth)."""
+    charts = _cast_all(session, "天時")
+    expected = {c.id for c in charts if c.sanchuan and c.sanchuan[0] in "亥子" and all(b in "辰戌丑未" for b in c.sanchuan[1:])}
+    carried = {c.id for c in charts if ("不久", c.sanchuan[:1]) in c.rows("verdict")}
+    assert carried == expected and len(expected) == 16
+
+
+def test_the_720_house_charts_carry_an_unjust_god_where_the_ghost_carries_the_noble_in_prison(session):
+    """不正之神: the initial overcomes the day stem's element and carries 貴人, which stands over 辰 or 戌."""
+    charts = _cast_all(session, "家宅")
+    element = dict(zip("子丑寅卯辰巳午未申酉戌亥甲乙丙丁戊己庚辛壬癸", "水土木木土火火土金金土水木木火火土土金金水水"))
+    overcomes = {("木", "土"), ("土", "水"), ("水", "火"), ("火", "金"), ("金", "木")}
+    expected = set()
+    for c in charts:
+        first = c.transmissions[0] if c.transmissions else None
+        seat = {u: e for e, u in c.heaven.items()}.get(c.noble)
+        if first and first.general == "貴人" and (element[first.branch], element[c.day[0]]) in overcomes and seat in "辰戌":
+            expected.add(c.id)
+    carried = {c.id for c in charts if ("不正之神", "貴人") in c.rows("verdict")}
+    assert carried == expected and len(expected) == 5
