@@ -17,9 +17,11 @@ KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課�
               "年命", "應期")
 SHOWN = 15  # findings the board lists; --json has them all
 WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": "斷語", "timing": "應期",
-                "more": "另有{n}條（--json 全列）", "none": "（無）"},
+                "more": "另有{n}條（--json 全列）", "none": "（無）",
+                "conflict": "{a}與{b}相反，兩存之"},
          "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdicts": "verdicts",
-                "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)"}}
+                "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)",
+                "conflict": "{a} and {b} point opposite ways; both stand"}}
 
 
 def _derived(chart: "Chart", pred: str, args: tuple) -> dict:
@@ -61,6 +63,7 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
                      for v, a in chart.rows("verdict")],
         "timing": [{"branch": b, "method": how, **_derived(chart, "timing", (b, how))}
                    for b, how in chart.rows("timing")],
+        "conflicts": [[a, b] for a, b in chart.rows("conflict")],
     }
 
 
@@ -73,6 +76,7 @@ def judgement_lines(chart: "Chart", lang: str = "zh", question: Optional[str] = 
     head = f"{w['title']}: {w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else "")
     lines = [head, f"  {w['verdicts']}:"]
     lines += [f"    {v['verdict']}  {v['text'][lang]}  [{v['rule']} | {v['source']}]" for v in data["verdicts"]] or [f"    {w['none']}"]
+    lines += [f"    {w['conflict'].format(a=a, b=b)}" for a, b in data["conflicts"]]
     for f in data["findings"][:SHOWN]:
         lines.append(f"  {f['kind']}  {f['text'][lang]}  [{f['rule']} | {f['source']}]")
     if len(data["findings"]) > SHOWN:

@@ -53,7 +53,7 @@ def test_every_finding_is_of_a_kind_the_books_cite_and_every_row_has_its_rule(se
         kinds = [f["kind"] for f in data["findings"]]
         assert kinds == sorted(kinds, key=KIND_ORDER.index) and set(kinds) <= set(KIND_ORDER)
         for row in data["findings"] + data["verdicts"] + data["timing"]:
-            assert row["rule"].startswith(("judge.", "timing.")) and row["source"] and row["text"]["zh"] and row["text"]["en"]
+            assert row["rule"].startswith(("judge.", "timing.", "weather.")) and row["source"] and row["text"]["zh"] and row["text"]["en"]
 
 
 def test_the_leishen_of_the_matter_decide_the_yongshen(session):
@@ -259,3 +259,13 @@ def test_the_720_house_charts_carry_an_unjust_god_where_the_ghost_carries_the_no
             expected.add(c.id)
     carried = {c.id for c in charts if ("不正之神", "貴人") in c.rows("verdict")}
     assert carried == expected and len(expected) == 5
+
+
+def test_opposite_weather_verdicts_both_stand_and_the_judgement_says_so(session):
+    """甲子日 offset 0 (伏吟): 辰 over 辰 (yang) says 晴, the Dragon over 午 rising says 雨."""
+    from liuren_logic.explain.judgement import judgement_data, judgement_lines
+
+    chart = session.cast_offset("甲子", 0, matter="天時")
+    assert {("晴", "辰"), ("雨", "青龍")} <= set(chart.rows("verdict"))
+    assert ["晴", "雨"] in judgement_data(chart)["conflicts"]
+    assert "    晴與雨相反，兩存之" in judgement_lines(chart)
