@@ -269,3 +269,14 @@ def test_opposite_weather_verdicts_both_stand_and_the_judgement_says_so(session)
     assert {("晴", "辰"), ("雨", "青龍")} <= set(chart.rows("verdict"))
     assert ["晴", "雨"] in judgement_data(chart)["conflicts"]
     assert "    晴與雨相反，兩存之" in judgement_lines(chart)
+
+
+@pytest.mark.parametrize("day, jiang, hour, matter, verdicts", [
+    ("壬申", "未", "申", "婚姻", {("無情", "戌")}),          # 《指南》 case 9: the wealth 戌 void, 「斷其已離」
+    ("乙酉", "酉", "巳", "失物", {("公勝盜", "卯")}),         # case 97: the ghost 申 overcomes 卯, which carries 玄武
+    ("乙未", "戌", "卯", "詞訟", {("有救", "申"), ("莫興詞", "勾陳")}),  # case 87: both stand, named as opposed
+])
+def test_verdicts_of_the_chapter_verses_on_zhinan_cases(session, day, jiang, hour, matter, verdicts):
+    chart = session.cast(day, jiang=jiang, hour=hour, matter=matter)
+    assert verdicts == set(chart.rows("verdict"))
+    assert chart.rows("conflict") == ([("有救", "莫興詞")] if matter == "詞訟" else [])
