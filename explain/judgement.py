@@ -2,12 +2,16 @@
 (kb/judgement) derive, each with its rule's sentence (zh, en), the rule and its source.
 
 Nothing here judges: it reads the relations ``finding``, ``verdict`` and ``timing`` and the rule
-each row was derived by, and orders the findings by kind, the matter's own signs (類神, 六親)
-first, as a practitioner reads them.
+each row was derived by, and orders the findings by weight for the matter: those of rules that read
+the matter itself (its 類神, or a line about that matter) first, then those every matter gets; each
+group by kind, the matter's own signs (類神, 六親) first.
 """
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Optional
+
+from liuren_logic import syntax as S
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -22,6 +26,16 @@ WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": 
          "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdicts": "verdicts",
                 "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)",
                 "conflict": "{a} and {b} point opposite ways; both stand"}}
+
+
+@cache
+def _for_the_matter(rule: S.Rule) -> bool:
+    """Whether a rule reads the matter asked (``matter(C, 家宅)``) or a 類神 table, rather than holding
+    for every matter: its findings weigh more for the matter and come first."""
+    atoms = [getattr(literal, "atom", literal) for literal in rule.body]
+    return any(isinstance(a, S.Atom) and (a.pred == "matter" and isinstance(a.args[1], S.Const)
+                                          or a.pred.startswith("leishen_") or a.pred == "woman_sign"
+                                          or a.pred == "haunting_matter") for a in atoms)
 
 
 def _derived(chart: "Chart", pred: str, args: tuple) -> dict:
@@ -52,13 +66,15 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
     if not matter:
         return None
     rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
+    rules = {r.id: r for r in chart.session.program.rules}
     by_rule: dict[tuple, list] = {}
     for k, f, a, b in sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row)):
         entry = {"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
         by_rule.setdefault((k, entry["rule"]), []).append(entry)
+    order = sorted(by_rule, key=lambda key: (not _for_the_matter(rules[key[1]]), rank[key[0]]))
     return {
         "matter": matter[0][0], "question": question,
-        "findings": [_merged(rows) for rows in by_rule.values()],
+        "findings": [_merged(by_rule[key]) for key in order],
         "verdicts": [{"verdict": v, "about": _about(a), **_derived(chart, "verdict", (v, a))}
                      for v, a in chart.rows("verdict")],
         "timing": [{"branch": b, "method": how, **_derived(chart, "timing", (b, how))}

@@ -44,6 +44,10 @@ def test_without_a_matter_no_rule_of_the_judgement_fires(session):
     assert chart.rows("finding") == chart.rows("verdict") == chart.rows("timing") == []
 
 
+GENERIC = {"judge.initial", "judge.strength", "judge.void", "judge.keti", "judge.transmission_general",
+           "judge.lesson_general", "judge.kin_course", "judge.overcomes_stem", "judge.gan_upper_stage"}
+
+
 def test_every_finding_is_of_a_kind_the_books_cite_and_every_row_has_its_rule(session):
     from liuren_logic.explain.judgement import KIND_ORDER, judgement_data
 
@@ -51,7 +55,11 @@ def test_every_finding_is_of_a_kind_the_books_cite_and_every_row_has_its_rule(se
         data = judgement_data(session.cast("丁未", jiang="丑", hour="戌", matter=matter), "明日如何")
         assert data["matter"] == matter and data["question"] == "明日如何"
         kinds = [f["kind"] for f in data["findings"]]
-        assert kinds == sorted(kinds, key=KIND_ORDER.index) and set(kinds) <= set(KIND_ORDER)
+        assert set(kinds) <= set(KIND_ORDER)
+        own = [i for i, f in enumerate(data["findings"]) if f["rule"].startswith("judge.leishen_")]
+        every = [i for i, f in enumerate(data["findings"]) if f["rule"] in GENERIC]
+        assert own and every and max(own) < min(every)  # the matter's own signs first
+        assert [kinds[i] for i in every] == sorted((kinds[i] for i in every), key=KIND_ORDER.index)
         for row in data["findings"] + data["verdicts"] + data["timing"]:
             assert row["rule"].startswith(("judge.", "timing.", "weather.")) and row["source"] and row["text"]["zh"] and row["text"]["en"]
 
@@ -195,8 +203,8 @@ def test_why_not_snow_names_the_missing_rain_master(capsys):
 
 # Features found, by kind, on the 47 cases whose matter is one of the twelve (docs/judgement.md has
 # the table and every miss): the floor this KB reaches; a change that loses one fails here.
-FLOOR = {"神煞": 23, "天將": 26, "類神": 4, "課體": 9, "三傳": 13, "旺衰": 8, "空亡": 10, "生剋": 5, "應期": 2,
-         "六親": 1, "用神": 7, "刑沖破害合": 1, "墓": 0}
+FLOOR = {"神煞": 23, "天將": 26, "類神": 14, "課體": 10, "三傳": 13, "旺衰": 9, "空亡": 10, "生剋": 5, "應期": 2,
+         "六親": 5, "用神": 7, "刑沖破害合": 1, "墓": 0}
 
 
 def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
@@ -206,9 +214,9 @@ def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
     hits, totals = result["hits"], result["totals"]
     assert sum(totals.values()) == 247 and dict(result["apart"]) == {"年命": 21, "other": 5, "其他": 39}
     assert set(totals) == set(FLOOR) and all(hits[kind] >= floor for kind, floor in FLOOR.items()), dict(hits)
-    assert sum(hits.values()) >= sum(FLOOR.values()) == 109  # 44% of 247
-    sizes = sorted(result["sizes"])
-    assert len(sizes) == 47 and 5 <= sizes[len(sizes) // 2] <= 15  # a practitioner reads 5–15 a chart
+    assert sum(hits.values()) >= sum(FLOOR.values()) == 125  # 51% of 247
+    sizes = sorted(result["sizes"])  # --json's findings a chart; the board shows 15 at most
+    assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 17 and sizes[-1] <= 24
 
 
 def test_a_features_tokens_are_its_branches_generals_and_names():
