@@ -8,7 +8,6 @@ group by kind, the matter's own signs (類神, 六親) first.
 """
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING, Optional
 
 from liuren_logic import syntax as S
@@ -28,14 +27,17 @@ WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": 
                 "conflict": "{a} and {b} point opposite ways; both stand"}}
 
 
-@cache
-def _for_the_matter(rule: S.Rule) -> bool:
-    """Whether a rule reads the matter asked (``matter(C, 家宅)``) or a 類神 table, rather than holding
-    for every matter: its findings weigh more for the matter and come first."""
-    atoms = [getattr(literal, "atom", literal) for literal in rule.body]
-    return any(isinstance(a, S.Atom) and (a.pred == "matter" and isinstance(a.args[1], S.Const)
-                                          or a.pred.startswith("leishen_") or a.pred == "woman_sign"
-                                          or a.pred == "haunting_matter") for a in atoms)
+def _for_the_matter(rule: S.Rule, preds: dict) -> bool:
+    """Whether a rule reads the matter asked rather than holding for every matter: it names a matter
+    (``matter(C, 家宅)``) or joins a table keyed by matter (a 類神 table). Its findings weigh more."""
+    for literal in rule.body:
+        atom = getattr(literal, "atom", literal)
+        if not isinstance(atom, S.Atom):
+            continue
+        kinds = [kind for _, kind in preds[atom.pred].params]
+        if atom.pred != "matter" and "matter" in kinds or atom.pred == "matter" and isinstance(atom.args[1], S.Const):
+            return True
+    return False
 
 
 def _derived(chart: "Chart", pred: str, args: tuple) -> dict:
@@ -66,12 +68,13 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
     if not matter:
         return None
     rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
-    rules = {r.id: r for r in chart.session.program.rules}
+    program = chart.session.program
+    weighs = {r.id: _for_the_matter(r, program.preds) for r in program.rules if r.head.pred == "finding"}
     by_rule: dict[tuple, list] = {}
     for k, f, a, b in sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row)):
         entry = {"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
         by_rule.setdefault((k, entry["rule"]), []).append(entry)
-    order = sorted(by_rule, key=lambda key: (not _for_the_matter(rules[key[1]]), rank[key[0]]))
+    order = sorted(by_rule, key=lambda key: (not weighs[key[1]], rank[key[0]]))
     return {
         "matter": matter[0][0], "question": question,
         "findings": [_merged(by_rule[key]) for key in order],
