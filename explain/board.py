@@ -7,7 +7,7 @@ heaven's branch over earth's in each palace, earth fixed as it is always drawn.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from .practice import life_line, marks_line, practice_data, strength_line, transmission_mark
 
@@ -34,9 +34,12 @@ WORDS = {
 }
 
 
-def chart_data(chart: "Chart") -> dict:
-    """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json)."""
+def chart_data(chart: "Chart", question: Optional[str] = None) -> dict:
+    """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json); ``question``: the
+    querent's words, kept beside the 斷 of a chart cast with a matter."""
     from liuren_logic import jsondata as J
+
+    from .judgement import judgement_data
 
     marks = day_marks(chart)
     return J.document("chart", {
@@ -54,6 +57,7 @@ def chart_data(chart: "Chart") -> dict:
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
         **practice_data(chart),
         **({"calendar": J.calendar(chart.moment)} if chart.moment is not None else {}),
+        **({"judgement": judged} if (judged := judgement_data(chart, question)) is not None else {}),
     })
 
 
@@ -154,9 +158,12 @@ def method_line(chart: "Chart") -> str:
     return " · ".join([head] + [k for k in chart.keti if k not in shown])
 
 
-def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = False, all_generals: bool = False) -> str:
+def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = False, all_generals: bool = False,
+                 question: Optional[str] = None) -> str:
     """The chart drawn for the terminal: header (a dated chart's calendar in one line, or with every
-    reason), 四課, 三傳, spirits, generals, patterns, 天地盤."""
+    reason), 四課, 三傳, spirits, generals, patterns, 天地盤, and the 斷 of a chart cast with a matter."""
+    from .judgement import judgement_lines
+
     w = WORDS[lang]
     when = w["day"] if chart.daytime else w["night"]
     run = w["forward"] if chart.direction == "順" else w["backward"]
@@ -192,4 +199,4 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
         mid = "  ".join((chart.heaven.get(e, "？") if e else "　") for e in row)
         low = "  ".join((e if e else "　") for e in row)
         lines += ["  " + top, "  " + mid, "  " + low, ""]
-    return "\n".join(lines).rstrip()
+    return "\n".join(lines + judgement_lines(chart, lang, question)).rstrip()

@@ -57,7 +57,7 @@ TEXT = {
         "titles": {"plate": "天盤", "lessons": "四課", "ke": "察剋", "method": "定法", "candidates": "取用",
                    "initial": "初傳", "sequence": "中傳、末傳", "carry": "六親、遁干、旬空",
                    "generals": "天將", "keti": "課體", "patterns": "課格", "spirits": "神煞",
-                   "marks": "祿馬丁德", "strength": "旺相、長生", "life": "年命"},
+                   "marks": "祿馬丁德", "strength": "旺相、長生", "life": "年命", "judgement": "斷"},
         "plate": "以月將{jiang}加於占時{hour}之上，天盤順轉{offset_n}位。地盤十二宮上所見：{pairs}。",
         "pair": "{earth}上{heaven}",
         "lessons": ("日干{stem}寄{lodge}，{lodge}上見{u1}為第一課，{u1}上見{u2}為第二課；"
@@ -105,6 +105,7 @@ TEXT = {
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
         "keti": "課體{count_n}，依類：{groups}。",
+        "judgement": "占{matter}。斷語：{verdicts}；應期：{timing}。以下各條，皆本於其規則與原文。", "none": "無",
         "mark": "{label}，{branch}臨{over}{shows}",
         "mark_shows": "，見於{places}",
         "strength": "{month}；{ruling}：{found}。",
@@ -139,7 +140,7 @@ TEXT = {
                    "generals": "The heavenly generals (天將)", "keti": "The chart's names (課體)",
                    "patterns": "Patterns (課格)", "spirits": "Spirits (神煞)",
                    "marks": "The day's marks (祿 馬 丁 德)", "strength": "Strength (旺相) and stages (長生)",
-                   "life": "The querent's years (年命)"},
+                   "life": "The querent's years (年命)", "judgement": "The judgement (斷)"},
         "plate": ("The monthly general (月將) {jiang} is set over the hour (占時) {hour}, so heaven's plate "
                   "turns {offset_n} places forward. Over earth's palaces (地盤) stand: {pairs}."),
         "pair": "{heaven} over {earth}",
@@ -193,6 +194,8 @@ TEXT = {
         "place": "{place} {branch}: {names}",
         "item": "{name}: {label}",
         "keti": "The chart has {count_n} names (課體), by group: {groups}.",
+        "judgement": "The matter asked is {matter}. Verdicts: {verdicts}; timing (應期): {timing}. Each line below rests on its rule and line.",
+        "none": "none",
         "mark": "{label}; {branch} stands over {over}{shows}",
         "mark_shows": " and shows as {places}",
         "strength": "{month}; {ruling}: {found}.",
@@ -607,6 +610,25 @@ class _Teacher:
         found = self.sep((self.t["group"].format(group=g, names=self.sep(ns)) for g, ns in groups.items()), "clause_sep")
         return self.step("keti", self.t["keti"].format(count_n=self.num(len(self.chart.keti)), groups=found))
 
+    def judgement(self) -> Optional[Step]:
+        """The 斷 of a chart cast with a matter: its verdicts, its findings by weight, its 應期, each
+        a line with the rule that derived it and the rule's source."""
+        matter = self.rows("matter")
+        if not matter:
+            return None
+        from .judgement import KIND_ORDER, judgement_data
+
+        t, data = self.t, judgement_data(self.chart)
+        for v in data["verdicts"]:
+            self.item(v["verdict"], self.state("verdict", v["verdict"], *v["about"]))
+        for k, f, a, b in sorted(self.rows("finding"), key=lambda row: KIND_ORDER.index(row[0])):
+            self.item(f, self.state("finding", k, f, a, b))
+        for b, how in self.rows("timing"):
+            self.item(b, self.state("timing", b, how))
+        verdicts = self.sep(v["verdict"] for v in data["verdicts"]) or t["none"]
+        timing = self.sep(f"{x['branch']}（{x['method']}）" for x in data["timing"]) or t["none"]
+        return self.step("judgement", t["judgement"].format(matter=matter[0][0], verdicts=verdicts, timing=timing))
+
     def item(self, name: str, rule: dict) -> None:
         """One line of a step: what the rule says of a name (with the name, if its label leaves it out)."""
         label = self.label(rule)
@@ -733,7 +755,7 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
     if chart.transmissions:
         steps += [teacher.candidates(), teacher.initial(), teacher.sequence(), teacher.carry(), teacher.generals()]
     steps += [teacher.keti(), teacher.patterns(), teacher.spirits(), teacher.marks(), teacher.strength(),
-              teacher.life()]
+              teacher.life(), teacher.judgement()]
     return [s for s in steps if s is not None]
 
 

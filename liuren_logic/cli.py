@@ -67,6 +67,10 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--born", help="the querent's birth: a year (1970), a year pillar (庚戌) or a date "
                                       "('1970-02-03 08:00'; years change at 立春): 本命, and with --sex the 行年")
     group.add_argument("--sex", help="with --born: m or f (男 1 歲 at 丙寅 forward, 女 at 壬申 backward)")
+    group.add_argument("--matter", help="the matter asked, for the 斷: 天時 家宅 婚姻 產育 疾病 仕宦 求財 出行 行人 "
+                                        "失物 詞訟 謀望 (or weather household marriage childbirth illness office "
+                                        "wealth journey traveller lost lawsuit plans)")
+    group.add_argument("--question", dest="asked", help="with --matter: the question in the querent's words (a note)")
 
 
 def _school_options(parser: argparse.ArgumentParser) -> None:
@@ -273,11 +277,14 @@ def _chart(session, args, required: bool = True, whole: bool = True):
 
 
 def _chart_input(session, args, required: bool):
+    if args.asked is not None and args.matter is None:
+        raise InputError("--question needs --matter (the matter the question asks about, e.g. --matter 天時)")
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         _warn_unused_place(session, args)
-        return session.dated_input(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex)
+        return session.dated_input(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex,
+                                   matter=args.matter)
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
@@ -287,12 +294,13 @@ def _chart_input(session, args, required: bool):
             raise InputError("give either --offset or --jiang and --hour, not both")
         if args.month or args.year:
             raise InputError("--month and --year go with --jiang and --hour, not --offset")
-        return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex)
+        return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex,
+                                    matter=args.matter)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
-                               sex=args.sex)
+                               sex=args.sex, matter=args.matter)
 
 
 def _warn_unused_place(session, args) -> None:
@@ -346,9 +354,9 @@ def cmd_cast(args) -> int:
     session = _session(args)
     chart = _chart(session, args)
     if args.json:
-        _json(chart_data(chart), args)
+        _json(chart_data(chart, args.asked), args)
     else:
-        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all), args)
+        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all, args.asked), args)
     return 0
 
 

@@ -14,6 +14,7 @@ from typing import Optional, Union
 
 from .errors import CalendarError, InputError
 from .inputs import parse_pillar, parse_symbol
+from .matter import matter_fact
 from .script import traditional
 
 SEXES = {"m": "男", "male": "男", "man": "男", "男": "男", "f": "女", "female": "女", "woman": "女", "女": "女"}
@@ -42,9 +43,9 @@ Year = Union[int, str, None]
 
 
 def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asia/Shanghai",
-                year: Year = None, month: Optional[str] = None) -> Given:
-    """Read ``born`` (1990, 庚午 or a birth date), ``sex`` (m/f, 男/女), and for charts cast from
-    pillars ``year`` (1998 or 戊寅) and ``month`` (亥 or 癸亥)."""
+                year: Year = None, month: Optional[str] = None, matter: Optional[str] = None) -> Given:
+    """Read ``born`` (1990, 庚午 or a birth date), ``sex`` (m/f, 男/女), for charts cast from
+    pillars ``year`` (1998 or 戊寅) and ``month`` (亥 or 癸亥), and the ``matter`` asked (天時, weather)."""
     facts, tags = [], []
     birth_year = chart_year = None
     if born is not None:
@@ -66,6 +67,10 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
     if month is not None:
         facts.append(_month(kb, month))
         tags.append(f"{month}月")
+    if matter is not None:
+        fact = matter_fact(kb, matter)
+        facts.append(fact)
+        tags.append(f"占{fact[1][0]}")
     given = Given(tuple(facts), " ".join(tags), birth_year, chart_year)
     given.check()
     return given

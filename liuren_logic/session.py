@@ -27,6 +27,7 @@ from .chart import Chart, ChartInput, DatedInput
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
+from .script import traditional
 from .querent import given_facts
 from .school import load_school
 from .snapshot import collection_paused
@@ -39,6 +40,8 @@ if TYPE_CHECKING:  # the calendar and the explainer are imported where they are 
 ENGINES = ("materialise", "pydatalog")
 
 # Questions about a chart, by name: the relation whose second argument answers it.
+# Questions about a chart's 斷 (cast with a matter): a verdict, a finding's words or an 應期.
+JUDGEMENT = ("斷", "judgement")
 QUESTIONS = {
     "initial": "initial", "middle": "middle", "final": "final", "method": "chosen", "name": "subname",
     "noble": "noble", "offset": "offset", "direction": "direction", "jiang": "jiang",
@@ -109,7 +112,8 @@ class Session:
 
         The chart's ``month`` (a pillar 癸亥, or a branch 亥) and ``year`` (戊寅, or 1998), which a
         chart cast from pillars cannot know, add the month's and year's spirits, patterns and
-        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f).
+        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f), and
+        the ``matter`` asked (天時 … 謀望, or weather … plans), which the 斷 reads.
         """
         return self.cast_many([self.chart_input(day, jiang, hour, month=month, year=year, **given)])[0]
 
@@ -139,13 +143,15 @@ class Session:
         return ChartInput(stem, branch, branches[(branches.index(hour) + offset) % 12], hour, extra.facts, extra.tag)
 
     def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
-                latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> Chart:
+                latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
+                matter: Optional[str] = None) -> Chart:
         """Cast from a civil moment (``'1998-11-30 12:00'``) in a zone, by the school's calendar readings;
-        ``born`` and ``sex`` as for :meth:`cast`."""
-        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex)])[0]
+        ``born``, ``sex`` and ``matter`` as for :meth:`cast`."""
+        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex, matter)])[0]
 
     def dated_input(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
-                    latitude: Optional[float] = None, born=None, sex: Optional[str] = None) -> DatedInput:
+                    latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
+                    matter: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
         readings = self._kb.school.readings if self._kb.school else {}
@@ -156,7 +162,7 @@ class Session:
                    day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
                    day_night=day_night)
         extra = (("sun_up" if m.daytime else "sun_down", [], m.reasons()["daytime"]),) if day_night == "sun" else ()
-        querent = given_facts(self.base, born=born, sex=sex, tz=tz)
+        querent = given_facts(self.base, born=born, sex=sex, tz=tz, matter=matter)
         querent.check(m.year)
         return DatedInput(m, extra + querent.facts, querent.tag)
 
@@ -281,6 +287,8 @@ class Session:
                 return "lesson", (chart.id, number, value, None)
             rows = [r for r in chart.rows("lesson") if r[0] == number]
             return "lesson", (chart.id, *rows[0])
+        if question in JUDGEMENT:
+            return self._judged(chart, value)
         decl = self._kb.program.preds.get(question)
         if decl is not None and decl.params and decl.params[0][1] == "text" and decl.arity > 1:
             # any chart relation by name: 'pattern 貴人入獄', 'spirit 天目', 'general 午'
@@ -288,8 +296,27 @@ class Session:
         raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
 
     @staticmethod
+    def _judged(chart: Chart, value: Optional[str]) -> tuple[str, tuple]:
+        """The row of the chart's 斷 that ``value`` names: a verdict (女尸做祟), a finding's words
+        (天網) or an 應期 (丑, or its method 沖開墓); a word they contain (女尸) when none is exactly
+        it; else the verdict ``value``, which does not hold (why-not 斷 雪 asks why not)."""
+        if not chart.rows("matter"):
+            raise InputError(f"chart {chart.id} has no 斷: cast it with --matter")
+        if not value:
+            raise InputError("斷 needs what is asked about: a verdict, a finding or an 應期, e.g. 斷 不正之神")
+        rows = [("verdict", r, r[:1]) for r in chart.rows("verdict")] + \
+               [("finding", r, r[1:2]) for r in chart.rows("finding")] + [("timing", r, r) for r in chart.rows("timing")]
+        wanted = traditional(str(value).strip())
+        for exact in (True, False):
+            for pred, row, keys in rows:
+                if any(wanted == k if exact else wanted in str(k) for k in keys):
+                    return pred, (chart.id, *row)
+        return "verdict", (chart.id, wanted, None)
+
+    @staticmethod
     def questions() -> list[str]:
         return list(QUESTIONS) + ["lesson1", "lesson2", "lesson3", "lesson4",
+                                  "斷 (or judgement) with a verdict, a finding or an 應期 (--matter): 斷 女尸做祟",
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 

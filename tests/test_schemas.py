@@ -45,6 +45,7 @@ def test_the_schemas_are_valid_json_schema():
 @pytest.mark.parametrize("argv, kind", [
     (["cast", *CHART], "chart"),
     (["cast", "--at", "1998-11-30 12:00"], "chart"),
+    (["cast", "--at", "1998-11-30 12:00", "--matter", "家宅", "--question", "弟犯邪，是否風水"], "chart"),
     (["why", "initial", *CHART], "derivation"),
     (["why", "clashes(子, 午)"], "derivation"),
     (["why", "jiang", "--at", "1998-11-30 12:00"], "derivation"),
