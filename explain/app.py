@@ -11,9 +11,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from .board import WORDS, render_chart, spirit_omens
+from .board import render_chart, spirits_section
 from .contrast import answer
-from .page import CSS, board_html, derivation_html, esc, picture_html
+from .page import CSS, board_html, derivation_html, esc, picture_html, section_html
 from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
 
@@ -28,7 +28,7 @@ APP_WORDS = {
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
-           "more": "神煞與課格", "error": "錯誤", "full": "凡可得此結論之規則，各止於何處"},
+           "error": "錯誤", "all_spirits": "全部神煞（連干陰、支陰）", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
            "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "querent": "the querent (optional)",
@@ -38,7 +38,7 @@ APP_WORDS = {
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
            "use": "cast with this reading", "lang": "中文",
            "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
-           "more": "spirits and patterns", "error": "error",
+           "error": "error", "all_spirits": "every spirit (with those on 干陰 and 支陰)",
            "full": "every rule that could have derived it, and where each stops"},
 }
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
@@ -46,36 +46,13 @@ ENGINE = "python"  # pictures drawn here: about 7 times quicker than Graphviz, t
 WHY_NOT_QUESTIONS = ("initial", "middle", "final", "method", "noble")
 
 
-def _ask(question: str, value: str, inner: str) -> str:
-    """A button that asks the server why ``question`` is ``value``."""
-    return (f'<button type="button" class="lr-ask" data-q="{esc(question)}" data-value="{esc(value)}">'
-            f"{inner}</button>")
-
-
-def _spirits_and_patterns(chart: "Chart", lang: str) -> str:
-    w = WORDS[lang]
-    spirits: dict[tuple, list[str]] = {}
-    for where, branch, spirit in chart.spirits:
-        spirits.setdefault((where, branch), []).append(spirit)
-    patterns: dict[str, list[str]] = {}
-    for group, pattern in chart.patterns:
-        patterns.setdefault(group, []).append(pattern)
-    omen = spirit_omens(chart)
-    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s + omen.get(s, ""))) for s in names)
-                   + "</li>" for (where, branch), names in spirits.items())
-    groups = "".join(f"<li>{esc(group)}: " + " ".join(_ask("pattern", p, esc(p)) for p in names) + "</li>"
-                     for group, names in patterns.items())
-    return (f'<section class="lr-more"><h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul>'
-            f'<details><summary>{esc(w["spirits"])} ({len(chart.spirits)})</summary><ul>{rows or "<li>—</li>"}</ul>'
-            "</details></section>")
-
-
 def board(chart: "Chart", lang: str = "zh") -> dict:
     """The chart as the app shows it: the board with its buttons, and the text board."""
     a = APP_WORDS[lang]
     return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang),
-            "html": (f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: '
-                     f"{esc(chart.session.name)}</div>{board_html(chart, lang)}{_spirits_and_patterns(chart, lang)}"
+            "html": (f'<div class="lr-head">{esc(header(chart, lang))}</div>{board_html(chart, lang, every=True)}'
+                     f"<details class=\"lr-all\"><summary>{esc(a['all_spirits'])}</summary>"
+                     f"{section_html(spirits_section(chart, lang, {'all_spirits': True}), every=True)}</details>"
                      f"<details><summary>{esc(a['text_board'])}</summary><pre>{esc(render_chart(chart, lang))}</pre>"
                      "</details>")}
 
@@ -141,13 +118,10 @@ body{margin:0;background:#fbfbfd}
 .lr-app input,.lr-app select{font:inherit;font-size:1.1em;padding:.15em .3em;max-width:14em}
 .lr-app .lr-error{color:#a00;font-weight:bold;margin:.5em 0}
 .lr-app .lr-readings{display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.9em}
-.lr-app .lr-more ul{padding-left:1.2em;margin:.2em 0}
-.lr-app .lr-more button{font-size:.95em;margin:.1em}
 .lr-app .lr-whynot{margin-top:.8em;display:flex;gap:.4em;flex-wrap:wrap;align-items:center}
 .lr-app .lr-sides{display:flex;flex-wrap:wrap;gap:1em}
 .lr-app .lr-side{flex:1 1 28em;min-width:0;border:1px solid #e4e8ee;padding:.4em}
 .lr-app .lr-changes td,.lr-app .lr-changes th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
-.lr-app .lr-cell{font:inherit}
 .lr-app .lr-main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em;align-items:start}
 .lr-app .lr-right{position:sticky;top:0;max-height:100vh;overflow:auto}
 .lr-app .lr-right .lr-panel{margin-top:.4em}

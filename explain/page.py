@@ -15,8 +15,8 @@ import html
 import re
 from typing import TYPE_CHECKING, Optional
 
-from .board import POSITION_NAMES, SQUARE, WORDS
-from .lesson import CONCLUSION_STEPS, Step, cite, header, lesson_steps, number
+from .board import Cell, Section, sections
+from .lesson import CONCLUSION_STEPS, Step, cite, lesson_steps
 from .picture import render
 from .tree import render as render_tree
 from .view import compact
@@ -28,36 +28,41 @@ if TYPE_CHECKING:
 
 CONCLUSIONS = ("lesson1", "lesson2", "lesson3", "lesson4", "method", "initial", "middle", "final")
 PAGE_WORDS = {
-    "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解",
-           "derivation": "推導", "method": "課法", "lesson_n": "第{n}課", "title": "大六壬 {chart}",
+    "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解", "title": "大六壬 {chart}",
            "why": "何以{what}？"},
     "en": {"hint": "Click any conclusion (a lesson, a transmission, the method) to see its derivation.",
-           "tree": "Derivation as text", "lesson": "Lesson", "derivation": "Derivation", "method": "method",
-           "lesson_n": "lesson {n}", "title": "Da Liu Ren {chart}", "why": "Why {what}?"},
+           "tree": "Derivation as text", "lesson": "Lesson", "title": "Da Liu Ren {chart}", "why": "Why {what}?"},
 }
 CSS = """
 .liuren-page{font-family:"Noto Sans CJK TC","Noto Sans TC","PingFang TC","Microsoft JhengHei",sans-serif;
   color:#222;max-width:1100px;margin:0 auto;line-height:1.5}
 .liuren-page h1{font-size:1.3em;margin:.4em 0}
 .liuren-page .lr-head{color:#555;margin-bottom:.8em}
-.liuren-page .lr-board{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
-.liuren-page .lr-board h2{font-size:1em;color:#666;margin:.2em 0 .4em}
+.liuren-page .lr-board{display:grid;grid-template-columns:repeat(3,auto);gap:.4em 2.2em;align-items:start;
+  justify-content:start}
 .liuren-page button{font:inherit;cursor:pointer;border:1px solid #c9d3e0;background:#f7f9fc;border-radius:6px;
   padding:.2em .5em;color:inherit}
 .liuren-page button:hover{background:#e8f0fe}
 .liuren-page button.lr-on{background:#fff1c7;border-color:#b07d00}
-.liuren-page .lr-lessons{display:flex;gap:.4em}
-.liuren-page .lr-lesson{display:flex;flex-direction:column;align-items:center;font-size:1.4em;line-height:1.3}
-.liuren-page .lr-lesson small,.liuren-page .lr-cell small{font-size:.6em;color:#777}
-.liuren-page .lr-trans button{display:block;width:100%;text-align:left;margin:.2em 0;font-size:1.1em}
-.liuren-page .lr-trans .lr-pos{color:#777;font-size:.8em;margin-right:.6em}
-.liuren-page .lr-method{font-size:1.1em;margin-bottom:.4em}
-.liuren-page .lr-square{display:grid;grid-template-columns:repeat(4,3.4em);grid-auto-rows:3.6em;gap:2px}
-.liuren-page .lr-cell{border:1px solid #ddd;display:flex;flex-direction:column;align-items:center;
-  justify-content:center;line-height:1.15;font-size:1.2em}
-.liuren-page .lr-cell.lr-void{border:none}
-.liuren-page .lr-center{grid-column:2/4;grid-row:2/4;display:flex;align-items:center;justify-content:center;
-  color:#999;font-size:.9em;border:none}
+.liuren-page .lr-sec{min-width:0}
+.liuren-page .lr-header,.liuren-page .lr-generals,.liuren-page .lr-keti,.liuren-page .lr-patterns,
+.liuren-page .lr-bifa,.liuren-page .lr-spirits{grid-column:1/-1}
+.liuren-page .lr-sec h2{font-size:.9em;color:#666;margin:.3em 0 .2em}
+.liuren-page .lr-sec p{margin:.15em 0}
+.liuren-page .lr-sec p button{padding:0 .25em;margin:.1em 0}
+.liuren-page .lr-header p:first-child{font-size:1.15em}
+.liuren-page .lr-grid{display:grid;gap:3px;align-items:center;justify-items:center}
+.liuren-page .lr-grid small{font-size:.6em;color:#777;margin-right:.1em}
+.liuren-page .lr-plates .lr-grid{font-size:1.7em}
+.liuren-page .lr-plates .lr-grid button{width:2.8em;height:2.2em;padding:0}
+.liuren-page .lr-plates .lr-grid span{color:#999;font-size:.75em}
+.liuren-page .lr-lessons .lr-grid{font-size:1.4em}
+.liuren-page .lr-lessons .lr-grid button{line-height:1.25;padding:.1em .45em}
+.liuren-page .lr-transmissions .lr-grid{font-size:1.1em;gap:2px .5em;justify-items:start}
+.liuren-page .lr-transmissions .lr-grid button{border-color:transparent;background:none;padding:0 .1em}
+.liuren-page .lr-label{font-size:.75em;color:#777}
+.liuren-page .lr-grid>*{white-space:nowrap}
+@media (max-width:700px){.liuren-page .lr-board{grid-template-columns:minmax(0,1fr)}}
 .liuren-page .lr-panel{margin-top:1.2em;border-top:2px solid #e4e8ee;padding-top:.8em}
 .liuren-page .lr-panel figure{margin:.6em 0;overflow:auto;max-height:80vh;border:1px solid #eee}
 .liuren-page .lr-panel svg{height:auto}
@@ -118,47 +123,57 @@ def inline_svg(svg: bytes | str) -> str:
 
 
 # the chart --------------------------------------------------------------------------
-def _short(chart: "Chart", general: Optional[str]) -> str:
-    from .board import _short as short
-
-    return short(chart, general)
+def _inner(cell: Cell) -> str:
+    return (f"<small>{esc(cell.note)}</small>" if cell.note else "") + esc(cell.text)
 
 
-def _button(key: str, inner: str, cls: str = "") -> str:
-    return f'<button type="button" class="{cls}" data-key="{key}">{inner}</button>'
+def _cell_html(cell: Cell, every: bool) -> str:
+    return _asking(cell.ask, _inner(cell), every)
 
 
-def board_html(chart: "Chart", lang: str = "zh") -> str:
-    """四課 right to left, 三傳 top to bottom, the 天地盤 square; conclusions are buttons."""
-    w, p = WORDS[lang], PAGE_WORDS[lang]
-    lessons = "".join(
-        _button(f"lesson{l.number}", f"<small>{esc(_short(chart, l.general))}</small>{esc(l.upper)}<br>{esc(l.lower)}"
-                f"<small>{esc(p['lesson_n'].format(n=number(l.number, lang)))}</small>", "lr-lesson")
-        for l in reversed(chart.lessons))
-    names = "·".join(n for n in chart.subnames if n != chart.method)
-    method = _button("method", esc(" ".join(x for x in (chart.method or "—", names) if x)), "lr-method")
-    rows = "".join(
-        _button(("initial", "middle", "final")[t.position - 1],
-                f'<span class="lr-pos">{esc(POSITION_NAMES[lang][t.position - 1])}</span>'
-                f"{esc(t.kin or '')} {esc(t.hidden_stem or '')} <b>{esc(t.branch)}</b> {esc(t.general or '')}"
-                + (f" ({esc(w['void'])})" if t.void else ""))
-        for t in chart.transmissions)
-    cells = []
-    for row in SQUARE:
-        for earth in row:
-            if earth is None:
-                continue
-            heaven = chart.heaven.get(earth, "？")
-            cells.append(f'<button type="button" class="lr-cell" data-q="general" data-value="{esc(heaven)}">'
-                         f"<small>{esc(_short(chart, chart.generals.get(heaven)))}</small>"
-                         f"{esc(heaven)}<small>{esc(earth)}</small></button>")
-    # grid order: the top row, then each side row's left and right cells, then the bottom row
-    square = "".join(cells[:4]) + cells[4] + f'<div class="lr-center">{esc(w["plates"])}</div>' + cells[5]
-    square += "".join(cells[6:8]) + "".join(cells[8:])
-    return (f'<div class="lr-board">'
-            f'<section><h2>{esc(w["lessons"])}</h2><div class="lr-lessons">{lessons}</div></section>'
-            f'<section class="lr-trans"><h2>{esc(w["transmissions"])}</h2>{method}{rows}</section>'
-            f'<section><h2>{esc(w["plates"])}</h2><div class="lr-square">{square}</div></section></div>')
+def _asking(ask: Optional[tuple], inner: str, every: bool) -> str:
+    """``inner`` in a button that asks for a derivation (a conclusion of the page's templates by
+    ``data-key``; with ``every``, any question by ``data-q``), else as plain text."""
+    question, value = ask or (None, None)
+    if question in CONCLUSIONS:
+        return f'<button type="button" class="" data-key="{question}">{inner}</button>'
+    if question and every:
+        return f'<button type="button" class="" data-q="{esc(question)}" data-value="{esc(value or "")}">{inner}</button>'
+    return f"<span>{inner}</span>"
+
+
+def _grid_html(section: Section, every: bool) -> str:
+    """A grid section as a CSS grid: each column of ``stack`` rows one cell (a lesson: its
+    general, upper and lower), labels above."""
+    width = max(len(row) for row in section.rows)
+    cells = [f'<span class="lr-label">{esc(x)}</span>' for x in ("", *section.labels)] if section.labels else []
+    for top in range(0, len(section.rows), section.stack):
+        block = section.rows[top:top + section.stack]
+        for i in range(width):
+            stacked = [row[i] for row in block if i < len(row) and row[i] is not None]
+            if not stacked:
+                cells.append("<span></span>")
+            else:
+                cells.append(_asking(stacked[0].ask, "<br>".join(map(_inner, stacked)), every)
+                             if len(stacked) > 1 else _cell_html(stacked[0], every))
+    return (f'<div class="lr-grid" style="grid-template-columns:repeat({width},auto)">{"".join(cells)}</div>')
+
+
+def section_html(section: Section, every: bool = False) -> str:
+    """One section of the board (:func:`board.sections`) as HTML, in the text board's words."""
+    title = f"<h2>{esc(section.title)}</h2>" if section.title else ""
+    if section.grid:
+        body = _grid_html(section, every)
+    else:
+        sep = esc(section.sep)
+        body = "".join("<p>" + sep.join(_cell_html(c, every) for c in row if c) + "</p>" for row in section.rows)
+    return f'<section class="lr-sec lr-{section.key}">{title}{body}</section>'
+
+
+def board_html(chart: "Chart", lang: str = "zh", every: bool = False, **options) -> str:
+    """The board's sections in the text board's order, each conclusion a button (every cell
+    that names a question with ``every``, as the app does)."""
+    return f'<div class="lr-board">{"".join(section_html(s, every) for s in sections(chart, lang, **options))}</div>'
 
 
 # the derivations ----------------------------------------------------------------------
@@ -207,7 +222,6 @@ def fragment(chart: "Chart", lang: str = "zh", engine: Optional[str] = None,
     templates = "".join(f'<template data-key="{k}">{derivation_html(chart, k, steps, lang, engine)}</template>'
                         for k in keys)
     return (f'<div class="liuren-page" lang="{"zh-Hant" if lang == "zh" else "en"}"><style>{CSS}</style>'
-            f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: {esc(chart.session.name)}</div>'
             f"{board_html(chart, lang)}"
             f'<aside class="lr-panel"><p>{esc(PAGE_WORDS[lang]["hint"])}</p></aside>'
             f"{templates}<script>{SCRIPT}</script></div>")

@@ -47,17 +47,13 @@ def strength_line(chart: "Chart", lang: str) -> str | None:
     return f"{WORDS[lang]['strength']}: " + " ".join(f"{e}{s}" for e, s in chart.element_strength.items())
 
 
-def transmission_mark(chart: "Chart", branch: str) -> str:
-    """The strength and the 長生 stage of a transmission: 死·沐浴."""
-    return "·".join(x for x in (chart.strength.get(branch), chart.stages.get(branch)) if x)
-
-
-def marks_line(chart: "Chart", lang: str) -> str | None:
-    """日祿 酉臨丑 · 日馬 亥臨卯 初傳 …: each mark, the palace it stands over, where it shows."""
+def mark_items(chart: "Chart", lang: str) -> list[tuple[str, str]]:
+    """Each mark and what the board says of it: (日祿, 日用: 日祿 酉臨丑), (日馬, 日馬 亥臨卯 初傳) …: the
+    palace it stands over and where it shows; the first says what the line is."""
     w = WORDS[lang]
-    items = [f"{m['mark']} {m['branch']}{w['falls']}{m['over']}" + (f" {' '.join(m['shows'])}" if m["shows"] else "")
-             for m in chart.marks]
-    return f"{w['marks']}: " + " · ".join(items) if items else None
+    items = [(m["mark"], f"{m['mark']} {m['branch']}{w['falls']}{m['over']}"
+              + (f" {' '.join(m['shows'])}" if m["shows"] else "")) for m in chart.marks]
+    return [(mark, f"{w['marks']}: {text}" if i == 0 else text) for i, (mark, text) in enumerate(items)]
 
 
 def practice_data(chart: "Chart") -> dict:

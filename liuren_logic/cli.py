@@ -86,6 +86,8 @@ def _cast_options(cast: argparse.ArgumentParser) -> None:
     cast.add_argument("--explain-calendar", action="store_true",
                       help="with --at: every calendar input with the reason it is what it is")
     cast.add_argument("--all", action="store_true", help="the states of all twelve generals, not only those shown")
+    cast.add_argument("--all-spirits", action="store_true",
+                      help="every spirit of the chart, not only those on 干上, 支上, the 三傳 and 年命")
     _school_options(cast)
     _output_options(cast)
 
@@ -292,7 +294,7 @@ def cmd_cast(args) -> int:
     if args.json:
         _json(chart_data(chart), args)
     else:
-        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all), args)
+        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all, args.all_spirits), args)
     return 0
 
 
