@@ -156,3 +156,14 @@ def test_the_page_the_app_and_the_notebook_show_the_same_sections_in_order(seed_
     app = board(seed_chart)["html"]
     assert 'data-q="spirit" data-value="太歲"' in app and 'data-q="keti" data-value="天網"' in app
     assert 'data-q="bifa" data-value="貴雖在獄宜臨干"' in app and 'data-key="lesson1"' in app
+
+
+def test_the_spirits_over_the_querents_natal_branch_and_year_of_life(session):
+    """年命 are places (kb/chart/places.dl): the short list takes the spirits over them."""
+    plain = render_chart(session.cast_at("2026-04-10 01:30", "Asia/Shanghai"))
+    chart = session.cast_at("2026-04-10 01:30", "Asia/Shanghai", born=1970, sex="m")
+    assert chart.life["points"]["本命"]["upper"] == "未" and chart.life["points"]["行年"]["upper"] == "未"
+    spirits = section(render_chart(chart), "神煞")
+    assert "未(本命·行年)" in spirits and "未(" not in section(plain, "神煞")
+    graph = session.why(chart, "spirit_present", next(s for w, b, s in chart.spirits if w == "本命"))
+    assert "place.natal" in {a.get("rule") for _, a in graph.nodes(data=True)}
