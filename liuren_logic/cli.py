@@ -111,6 +111,13 @@ def _teach_options(teach: argparse.ArgumentParser) -> None:
     _output_options(teach)
     teach.add_argument("--interactive", action="store_true",
                        help="wait for Enter between steps (when reading a terminal; otherwise print all)")
+    quiz = teach.add_argument_group("the trainer")
+    quiz.add_argument("--quiz", action="store_true",
+                      help="ask the method, the initial, the middle and the final of a chart (the one given, or "
+                           "drawn at random) and answer each wrong choice with its why-not and the lesson's steps")
+    quiz.add_argument("--method", help="with --quiz: draw charts this method decides, e.g. 涉害")
+    quiz.add_argument("--rounds", type=int, default=1, help="with --quiz: how many charts (default 1)")
+    quiz.add_argument("--seed", type=int, help="with --quiz: the random draw's seed (the same charts each time)")
 
 
 def _page_options(page: argparse.ArgumentParser) -> None:
@@ -399,6 +406,16 @@ def cmd_teach(args) -> int:
     from .explain.lesson import compare, follows_line, header, lesson_steps, render_lesson, render_step
 
     session = _session(args)
+    if args.quiz:
+        from .explain.quiz import run
+
+        chart = _chart(session, args, required=False)
+        if chart is not None and args.method:
+            raise InputError("give either a chart or --method to draw charts by, not both")
+        if args.rounds < 1:
+            raise InputError(f"--rounds {args.rounds}: give at least 1")
+        run(session, args.lang, input, lambda text: _emit(text, args), chart, args.rounds, args.method, args.seed)
+        return 0
     chart = _chart(session, args)
     steps = lesson_steps(chart, args.lang)
     follows = None
