@@ -116,12 +116,14 @@ def method_line(chart: "Chart") -> str:
 
 @dataclass(frozen=True)
 class Cell:
-    """One thing shown: its text, a smaller note drawn before it (a palace's general), and the
-    question (``why`` question, value) whose derivation it shows when clicked."""
+    """One thing shown: its text, a smaller note drawn before it (a palace's general), the
+    question (``why`` question, value) whose derivation it shows when clicked, and whether it
+    is a label drawn faint (earth's branches around the square)."""
 
     text: str
     ask: Optional[tuple[str, Optional[str]]] = None
     note: str = ""
+    faint: bool = False
 
     @property
     def plain(self) -> str:
@@ -187,9 +189,12 @@ def plates_section(chart: "Chart", lang: str, options: dict) -> Section:
         return Cell(heaven, ("general", heaven), _short(chart, chart.generals.get(heaven)))
 
     top, *sides, bottom = SQUARE
-    rows: list[list[Optional[Cell]]] = [[None, *(Cell(e) for e in top), None], [None, *map(palace, top), None]]
-    rows += [[Cell(left), palace(left), None, None, palace(right), Cell(right)] for left, _, _, right in sides]
-    rows += [[None, *map(palace, bottom), None], [None, *(Cell(e) for e in bottom), None]]
+    def earth(branch: str) -> Cell:
+        return Cell(branch, faint=True)
+
+    rows: list[list[Optional[Cell]]] = [[None, *map(earth, top), None], [None, *map(palace, top), None]]
+    rows += [[earth(left), palace(left), None, None, palace(right), earth(right)] for left, _, _, right in sides]
+    rows += [[None, *map(palace, bottom), None], [None, *map(earth, bottom), None]]
     return Section("plates", WORDS[lang]["plates"], rows, grid=True, align=">")
 
 
