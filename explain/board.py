@@ -334,6 +334,19 @@ def sections(chart: "Chart", lang: str = "zh", **options) -> list[Section]:
     return built
 
 
+TABLE_LABELS = {"zh": ("日", "轉數", "將加時", "課法", "課名", "三傳"),
+                "en": ("day", "offset", "general over hour", "method", "names", "transmissions")}
+
+
+def table_lines(charts: list["Chart"], lang: str = "zh") -> list[str]:
+    """Charts one a line under labelled columns: day, offset, 「寅加午」 (the 月將 over the hour),
+    method, its names, 三傳."""
+    title, *labels = TABLE_LABELS[lang]
+    rows = [[Cell(c.day), Cell(str(c.offset)), Cell(f"{c.jiang}加{c.hour}"), Cell(c.method or "—"),
+             Cell("·".join(n for n in c.subnames if n != c.method) or "—"), Cell(c.sanchuan or "—")] for c in charts]
+    return section_lines(Section("table", title, rows, sep="  ", grid=True, labels=tuple(labels)))
+
+
 # the board as text ----------------------------------------------------------------------
 def _wrap(cells: list[str], sep: str, indent: str) -> list[str]:
     """Cells joined by ``sep`` in lines of at most WIDTH columns, broken between cells."""

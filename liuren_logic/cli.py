@@ -130,6 +130,7 @@ def _page_options(page: argparse.ArgumentParser) -> None:
 
 def _table_options(table: argparse.ArgumentParser) -> None:
     table.add_argument("--night", action="store_true", help="night charts (hour 子) instead of day (午)")
+    table.add_argument("--day", help="only this day's twelve charts, e.g. 辛巳")
     _school_options(table)
     _output_options(table)
 
@@ -461,15 +462,19 @@ def cmd_table(args) -> int:
     session = _session(args)
     _keep_to_the_end()
     charts = session.table(daytime=not args.night)  # evaluated as read: the rows rest on a quarter of the rules
+    if args.day is not None:
+        charts = [c for c in charts if c.day == args.day]
+        if not charts:
+            raise InputError(f"--day {args.day}: not a day pillar (one of the sixty, e.g. 辛巳)")
     if args.json:
         from .jsondata import chart_row, document
 
         _json(document("table", {"school": session.name, "daytime": not args.night,
                                  "rows": [chart_row(c) for c in charts]}), args)
     else:
-        lines = [f"{c.day}  {c.offset:>2}  {c.method or '—'}  {'·'.join(c.subnames)}  {c.sanchuan or '—'}"
-                 for c in charts]
-        _emit("\n".join(lines), args)
+        from .explain.board import table_lines
+
+        _emit("\n".join(table_lines(charts, args.lang)), args)
     return 0
 
 

@@ -167,3 +167,17 @@ def test_the_spirits_over_the_querents_natal_branch_and_year_of_life(session):
     assert "未(本命·行年)" in spirits and "未(" not in section(plain, "神煞")
     graph = session.why(chart, "spirit_present", next(s for w, b, s in chart.spirits if w == "本命"))
     assert "place.natal" in {a.get("rule") for _, a in graph.nodes(data=True)}
+
+
+def test_the_table_has_a_header_a_day_filter_and_the_general_over_the_hour(capsys):
+    from liuren_logic.cli import main
+
+    assert main(["table", "--day", "辛巳"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["日", "轉數", "將加時", "課法", "課名", "三傳"] and len(lines) == 13
+    assert lines[9].split() == ["辛巳", "8", "寅加午", "賊剋", "元首", "午寅戌"]
+    assert lines[8].split() == ["辛巳", "7", "丑加午", "涉害", "—", "未寅酉"]
+    header = lines[0]
+    assert columns(lines[9][:lines[9].index("寅加午")]) == columns(header[:header.index("將加時")])  # under its label
+    assert main(["table", "--day", "甲丑"]) == 2
+    assert capsys.readouterr().err == "liuren: --day 甲丑: not a day pillar (one of the sixty, e.g. 辛巳)\n"
