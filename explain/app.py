@@ -92,18 +92,21 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
 def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:
     """What the second chart's reading changes: each conclusion that differs, and the
     derivation of ``question`` under both readings (a why-not where one derives nothing)."""
-    from liuren_logic.audit import conclusions, explain
+    from liuren_logic.audit import Difference, conclusions, explain
+
+    from .audit_page import change_html
 
     left, right = conclusions(before), conclusions(after)
-    changes = [{"conclusion": c, "before": left[c], "after": right.get(c, "—")}
-               for c in left if left[c] != right.get(c, "—")]
+    differ = [Difference(before.id, before.day, before.hour, before.offset, c, left[c], right.get(c, "—"))
+              for c in left if left[c] != right.get(c, "—")]
+    changes = [{"conclusion": d.conclusion, "before": d.before, "after": d.after, "lost": d.lost(),
+                "gained": d.gained()} for d in differ]
     graphs = explain(before.session, after.session, before.id, question)
     columns = "".join(f'<div class="lr-side"><h3>{esc(reading)}</h3>{picture_html(graph, lang, ENGINE)}'
                       f"<pre>{esc(render_tree(graph, lang))}</pre></div>" for reading, graph in graphs.items())
-    rows = "".join(f"<tr><th>{esc(c['conclusion'])}</th><td>{esc(c['before'])}</td><td>{esc(c['after'])}</td></tr>"
-                   for c in changes)
-    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)}</th>'
-             f"<th>{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
+    rows = "".join(f"<tr><th>{esc(d.conclusion)}</th><td>{change_html(d)}</td></tr>" for d in differ)
+    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)} → '
+             f"{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
         f"<p>{esc(APP_WORDS[lang]['unchanged'])}</p>"
     steps = lesson_steps(after, lang)  # told afresh: the marks are set on these steps only
     follows = compare(steps, after, lesson_steps(before, lang), before)
@@ -130,6 +133,7 @@ body{margin:0;background:#fbfbfd}
 .lr-app .lr-sides{display:flex;flex-wrap:wrap;gap:1em}
 .lr-app .lr-side{flex:1 1 28em;min-width:0;border:1px solid #e4e8ee;padding:.4em}
 .lr-app .lr-changes td,.lr-app .lr-changes th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
+.lr-app del{color:#a00;text-decoration:none}.lr-app ins{color:#070;text-decoration:none}
 .lr-app .lr-main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em;align-items:start}
 .lr-app .lr-right{position:sticky;top:0;max-height:100vh;overflow:auto}
 .lr-app .lr-right .lr-panel{margin-top:.4em}

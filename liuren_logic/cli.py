@@ -150,6 +150,8 @@ def _audit_options(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("--cases", type=Path, help="a JSON file of worked cases: which reading each follows")
     audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
     audit.add_argument("--html", type=Path, help="also write a self-contained HTML report to this file")
+    audit.add_argument("--only", help="only these conclusions, e.g. 三傳 or 三傳,method "
+                                      "(of 三傳 method names generals spirits patterns)")
     _output_options(audit)
 
 
@@ -514,6 +516,10 @@ def cmd_audit(args) -> int:
         other = _session(args, school=args.vs)
     if args.cases is not None:
         return _audit_cases(args, [base, other])
+    only = [name.strip() for name in args.only.split(",")] if args.only else []
+    unknown = [name for name in only if name not in A.CONCLUSIONS]
+    if unknown:
+        raise InputError(f"--only {','.join(unknown)}: the conclusions are {', '.join(A.CONCLUSIONS)}")
     if args.start or args.stop:
         if not (args.start and args.stop):
             raise InputError("give both --from and --to")
@@ -525,6 +531,8 @@ def cmd_audit(args) -> int:
         _keep_to_the_end()  # the table's charts are all kept (a dated audit releases its batches)
     asked = [_audit_chart(base, wanted) for wanted in args.explain]
     audit = A.compare(base, other, inputs_of, _progress_bar() if sys.stderr.isatty() else None, keep=asked)
+    if only:
+        audit = audit.only(only)
     explained = {chart_id: A.explain(base, other, chart_id, _question(audit, chart_id)) for chart_id in asked}
     if args.json:
         from .jsondata import derivation, document
