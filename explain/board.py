@@ -32,14 +32,16 @@ WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
            "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法", "generals": "天將",
-           "pillars": "四柱", "jie": "節", "qi": "中氣", "jiang": "月將", "given": "月將", "keti": "課體",
+           "pillars": "四柱", "jie": "節", "qi": "中氣", "keti": "課體",
+           "undecided": "— 無規則得三傳（可問 why-not initial）",
            "columns": ("六親", "遁干", "支", "天將", "旺相", "長生", "旬空"), "empty": "空",
            "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}, "unkeyed": "他"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
            "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
            "bifa": "rules of the 畢法賦", "generals": "generals (天將)",
-           "pillars": "pillars", "jie": "節", "qi": "中氣", "jiang": "月將", "keti": "課體",
+           "pillars": "pillars", "jie": "節", "qi": "中氣", "keti": "課體",
+           "undecided": "— (no rule gives the transmissions; ask why-not initial)",
            "columns": ("kin", "stem", "branch", "general", "strength", "stage", "void"), "empty": "void",
            "origin": {"歲": "year (歲)", "月": "month (月)", "季": "season (季)", "日": "day (日)"},
            "unkeyed": "other"},
@@ -210,6 +212,8 @@ def lessons_section(chart: "Chart", lang: str, options: dict) -> Section:
 def transmissions_section(chart: "Chart", lang: str, options: dict) -> Section:
     """三傳 top to bottom, in labelled columns: 六親 遁干 支 天將 旺相 長生 (旬空)."""
     w = WORDS[lang]
+    if not chart.transmissions:
+        return Section("transmissions", w["transmissions"], [[Cell(w["undecided"])]])
     labels = w["columns"] if any(t.void for t in chart.transmissions) else w["columns"][:-1]
     rows = []
     for t in chart.transmissions:
@@ -389,7 +393,4 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
     """The board for the terminal: the sections in order, no line over WIDTH columns."""
     built = sections(chart, lang, explain_calendar=explain_calendar, all_generals=all_generals,
                      all_spirits=all_spirits)
-    if not chart.transmissions:
-        built.insert(4, Section("transmissions", WORDS[lang]["transmissions"],
-                                [[Cell("— (no rule gives the transmissions; ask why-not initial)")]]))
     return "\n".join(line for section in built for line in section_lines(section))

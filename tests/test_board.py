@@ -181,3 +181,10 @@ def test_the_table_has_a_header_a_day_filter_and_the_general_over_the_hour(capsy
     assert columns(lines[9][:lines[9].index("寅加午")]) == columns(header[:header.index("將加時")])  # under its label
     assert main(["table", "--day", "甲丑"]) == 2
     assert capsys.readouterr().err == "liuren: --day 甲丑: not a day pillar (one of the sixty, e.g. 辛巳)\n"
+
+
+def test_the_readme_shows_the_first_seed_charts_board_as_it_is(seed_chart):
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    assert "$ liuren cast --at '1998-11-30 12:00' --tz Asia/Shanghai\n" + render_chart(seed_chart) + "\n```" in readme
