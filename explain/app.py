@@ -8,6 +8,7 @@ why-not) and :func:`comparison` (what another reading changes, both derivations)
 """
 from __future__ import annotations
 
+import random
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
@@ -31,7 +32,7 @@ APP_WORDS = {
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
            "all_spirits": "全部神煞（連干陰、支陰）", "print": "列印講義", "field_error": "〔{label}〕{message}",
            "questions": {"initial": "初傳", "middle": "中傳", "final": "末傳", "method": "課法", "noble": "貴人"},
-           "quiz": "練習", "any_method": "任一課法", "draw": "出題", "again": "再出一題", "score": "得分：{right}／{asked}", "full": "凡可得此結論之規則，各止於何處"},
+           "quiz": "練習", "any_method": "任一課法", "with_keti": "兼問課體", "draw": "出題", "again": "再出一題", "score": "得分：{right}／{asked}", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
            "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "querent": "the querent (optional)",
@@ -43,7 +44,7 @@ APP_WORDS = {
            "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
            "all_spirits": "every spirit (with those on 干陰 and 支陰)", "print": "print a handout", "field_error": "[{label}] {message}",
            "questions": {"initial": "initial", "middle": "middle", "final": "final", "method": "method", "noble": "noble"},
-           "quiz": "practice", "any_method": "any method", "draw": "ask me", "again": "another chart",
+           "quiz": "practice", "any_method": "any method", "with_keti": "and a 課體", "draw": "ask me", "again": "another chart",
            "score": "score: {right}/{asked}",
            "full": "every rule that could have derived it, and where each stops"},
 }
@@ -145,6 +146,7 @@ body{margin:0;background:#fbfbfd}
 .lr-app .lr-verdict.lr-right{border-color:#2a8a2a}
 .lr-app .lr-verdict.lr-wrong{border-color:#c33;background:#fff7f5}
 .lr-app .lr-score{font-weight:bold}
+.lr-app label.lr-inline{flex-direction:row;align-items:center;gap:.2em;font-size:.9em}
 .lr-app h1 small button{font-size:.6em;vertical-align:middle}
 @media print{
   .lr-app form,.lr-app .lr-options,.lr-app .lr-whynot,.lr-app .lr-trainer,.lr-app h1 small,.lr-app .lr-zoom,
@@ -247,6 +249,7 @@ APP_SCRIPT = """
   var drill = null;
   function quiz(method){
     var p = new URLSearchParams(); p.set('lang', lang); if(method) p.set('method', method);
+    if(root.querySelector('#lr-quiz-keti').checked) p.set('keti', '1');
     selected = 'quiz:' + (method || ''); remember();
     return ask('/api/quiz', p).then(function(d){ drill = d; d.at = 0; show(d.html, 'quiz'); next(); });
   }
@@ -363,7 +366,8 @@ def app_page(lang: str = "zh") -> str:
     querent = (f"<fieldset><legend>{esc(a['querent'])}</legend>" + _field("born", a, size="10", placeholder="1970")
                + f'<label>{esc(a["sex"])}<select name="sex">{sexes}</select></label></fieldset>')
     trainer = (f'<div class="lr-trainer">{esc(a["quiz"])} <select id="lr-quiz-method"><option value="">'
-               f'{esc(a["any_method"])}</option></select> <button type="button" id="lr-quiz">{esc(a["draw"])}</button></div>')
+               f'{esc(a["any_method"])}</option></select><label class="lr-inline"><input type="checkbox" id="lr-quiz-keti">'
+               f'{esc(a["with_keti"])}</label> <button type="button" id="lr-quiz">{esc(a["draw"])}</button></div>')
     data = {"lang": lang, "hint": a["hint"], "use": a["use"], "again": a["again"], "score": a["score"]}
     return ("<!DOCTYPE html>\n"
             f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
@@ -382,13 +386,14 @@ def app_page(lang: str = "zh") -> str:
             f"</div><script>{APP_SCRIPT}{ZOOM_SCRIPT}</script></body></html>\n")
 
 
-def quiz_page(chart: "Chart", lang: str = "zh") -> dict:
-    """A trainer's chart: its plates and lessons, the questions with their choices, the fields that
-    name it again (``day`` and ``offset``)."""
+def quiz_page(chart: "Chart", lang: str = "zh", keti: bool = False, rng: Optional[random.Random] = None) -> dict:
+    """A trainer's chart: its plates and lessons, the questions with their choices (a 課體 among
+    four with ``keti``, drawn with ``rng``), the fields that name it again (``day`` and ``offset``)."""
     from .quiz import WORDS as QUIZ_WORDS, choices, questions, shown
 
-    a = APP_WORDS[lang]
-    asked = [{"key": q, "prompt": QUIZ_WORDS[lang][q], "choices": choices(chart, q)} for q in questions(chart)]
+    a, rng = APP_WORDS[lang], rng or random.Random()
+    asked = [{"key": q, "prompt": QUIZ_WORDS[lang][q], "choices": choices(chart, q, rng)}
+             for q in questions(chart, keti)]
     return {"chart": {"day": chart.day, "offset": str(chart.offset)}, "questions": asked,
             "html": f'<h3>{esc(a["quiz"])}</h3><div class="lr-board">' + "".join(section_html(s) for s in shown(chart, lang))
                     + "</div>"

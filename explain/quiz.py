@@ -1,5 +1,5 @@
 """A trainer: the student sees a chart's 天地盤 and 四課 and is asked its method, then the initial,
-middle and final transmissions. A wrong answer is met with the contrastive why-not for the
+middle and final transmissions (and, if asked for, one of its 課體 among four names). A wrong answer is met with the contrastive why-not for the
 student's choice (:func:`contrast.answer`: 「你選丑：丑臨巳無剋…」) and the steps of the lesson that
 derive the right one; a :class:`Score` counts a session's answers. Charts are drawn at random
 from the 720, or from those a method decides (the teacher's pick).
@@ -25,13 +25,14 @@ if TYPE_CHECKING:
     from liuren_logic.session import Session
 
 QUESTIONS = ("method", "initial", "middle", "final")
+KETI_CHOICES = 4  # the 課體 question: one of the chart's 課體 among names it is not
 WORDS = {
-    "zh": {"method": "此課以何法取初傳？", "initial": "初傳為何？", "middle": "中傳為何？", "final": "末傳為何？",
+    "zh": {"method": "此課以何法取初傳？", "initial": "初傳為何？", "middle": "中傳為何？", "final": "末傳為何？", "keti": "下列何者為此課之課體？",
            "right": "對：{answer}。", "wrong": "不對，是{answer}。", "chose": "你選{choice}：", "score": "得分：{right}／{asked}",
            "steps": "講解第{number}步 {title}：{text}", "choices": "可選：{choices}", "none": "（無此法所定之課）"},
     "en": {"method": "Which method takes this chart's initial?", "initial": "Which is the initial transmission?",
            "middle": "Which is the middle transmission?", "final": "Which is the final transmission?",
-           "right": "Right: {answer}.", "wrong": "Not so: it is {answer}.", "chose": "You chose {choice}: ",
+           "keti": "Which of these is a 課體 of this chart?", "right": "Right: {answer}.", "wrong": "Not so: it is {answer}.", "chose": "You chose {choice}: ",
            "score": "score: {right}/{asked}", "steps": "Lesson step {number}, {title}: {text}",
            "choices": "choices: {choices}", "none": "(no chart is decided by that method)"},
 }
@@ -84,31 +85,47 @@ def methods(session: "Session") -> list[str]:
     return [m for m, _ in sorted(session.base.query("method_order", [None, None]), key=lambda r: r[1])]
 
 
-def choices(chart: "Chart", question: str) -> list[str]:
-    """What the student picks from: the methods, or the twelve branches."""
-    return methods(chart.session) if question == "method" else list(members(chart.session.base, "branch"))
+def choices(chart: "Chart", question: str, rng: Optional[random.Random] = None) -> list[str]:
+    """What the student picks from: the methods, or the twelve branches; for the 課體, every name
+    the KB knows, or (drawn with ``rng``) one of the chart's among KETI_CHOICES - 1 it is not."""
+    base = chart.session.base
+    if question == "method":
+        return methods(chart.session)
+    if question != "keti":
+        return list(members(base, "branch"))
+    names = list(members(base, "keti"))
+    if rng is None:
+        return names
+    own = [k for k in chart.keti if k not in (chart.method, *chart.subnames)] or chart.keti
+    drawn = [rng.choice(own)] + rng.sample([k for k in names if k not in chart.keti], KETI_CHOICES - 1)
+    return sorted(drawn, key=names.index)
 
 
 def truth(chart: "Chart", question: str) -> str:
-    """The chart's own answer: its method, or the branch of a transmission."""
+    """The chart's own answer: its method, the branch of a transmission, or its 課體."""
     if question == "method":
         return chart.method or "—"
+    if question == "keti":
+        return "·".join(chart.keti)
     return chart.transmissions[QUESTIONS.index(question) - 1].branch if chart.transmissions else "—"
 
 
-def questions(chart: "Chart") -> list[str]:
-    """The questions a chart can be asked: all four of a decided chart, none of an undecided one."""
-    return list(QUESTIONS) if chart.method is not None and chart.transmissions else []
+def questions(chart: "Chart", keti: bool = False) -> list[str]:
+    """The questions a chart can be asked: all four of a decided chart (and the 課體 with ``keti``),
+    none of an undecided one."""
+    if chart.method is None or not chart.transmissions:
+        return []
+    return list(QUESTIONS) + (["keti"] if keti and chart.keti else [])
 
 
 def check(chart: "Chart", question: str, choice: str, lang: str = "zh") -> Verdict:
     """The verdict on ``choice``: when wrong, the short why-not of the choice and the lesson's steps."""
-    if question not in QUESTIONS:
-        raise InputError(f"unknown quiz question {question!r} (one of {', '.join(QUESTIONS)})")
+    if question not in (*QUESTIONS, "keti"):
+        raise InputError(f"unknown quiz question {question!r} (one of {', '.join(QUESTIONS)}, keti)")
     if choice not in choices(chart, question):
         raise InputError(f"{choice!r} is not a choice for {question} ({' '.join(choices(chart, question))})")
     right = truth(chart, question)
-    if choice == right:
+    if choice == right or (question == "keti" and choice in chart.keti):
         return Verdict(question, choice, right, True)
     keys = CONCLUSION_STEPS[question]
     steps = [(i, s) for i, s in enumerate(lesson_steps(chart, lang), 1) if s.key in keys]
@@ -141,30 +158,30 @@ def draw(session: "Session", rng: random.Random, method: Optional[str] = None) -
     raise InputError(f"no chart of the 720 is decided by {method}")
 
 
-def read_choice(chart: "Chart", question: str, text: str) -> Optional[str]:
-    """The student's answer as one of the choices: the name itself, or its number in the list."""
-    options, text = choices(chart, question), text.strip()
+def read_choice(options: list[str], text: str) -> Optional[str]:
+    """The student's answer as one of the options: the name itself, or its number in the list."""
+    text = text.strip()
     if text in options:
         return text
     return options[int(text) - 1] if text.isdigit() and 1 <= int(text) <= len(options) else None
 
 
 def run(session: "Session", lang: str, ask, say, chart: Optional["Chart"] = None, rounds: int = 1,
-        method: Optional[str] = None, seed: Optional[int] = None) -> Score:
+        method: Optional[str] = None, seed: Optional[int] = None, keti: bool = False) -> Score:
     """A session at the terminal: ``rounds`` charts (``chart``, or drawn), each asked the four
-    questions in order; ``ask(prompt)`` reads an answer (EOFError ends the session), ``say``
+    questions in order (and a 課體 with ``keti``); ``ask(prompt)`` reads an answer (EOFError ends the session), ``say``
     writes. An answer that is no choice is asked again. Returns the score."""
     w, score, rng = WORDS[lang], Score(), random.Random(seed)
     try:
         for _ in range(rounds):
             current = chart or draw(session, rng, method)
             say(shown_text(current, lang))
-            for question in questions(current):
-                options = choices(current, question)
+            for question in questions(current, keti):
+                options = choices(current, question, rng)
                 say(f"{w[question]} {w['choices'].format(choices=' '.join(f'{i}.{o}' for i, o in enumerate(options, 1)))}")
                 choice = None
                 while choice is None:
-                    choice = read_choice(current, question, ask("> "))
+                    choice = read_choice(options, ask("> "))
                 verdict = check(current, question, choice, lang)
                 score.add(verdict)
                 say("\n".join(verdict.lines(lang)))

@@ -118,6 +118,7 @@ def _teach_options(teach: argparse.ArgumentParser) -> None:
     quiz.add_argument("--method", help="with --quiz: draw charts this method decides, e.g. 涉害")
     quiz.add_argument("--rounds", type=int, default=1, help="with --quiz: how many charts (default 1)")
     quiz.add_argument("--seed", type=int, help="with --quiz: the random draw's seed (the same charts each time)")
+    quiz.add_argument("--keti", action="store_true", help="with --quiz: also ask one of the chart's 課體 among four")
 
 
 def _page_options(page: argparse.ArgumentParser) -> None:
@@ -417,7 +418,8 @@ def cmd_teach(args) -> int:
             raise InputError("give either a chart or --method to draw charts by, not both")
         if args.rounds < 1:
             raise InputError(f"--rounds {args.rounds}: give at least 1")
-        run(session, args.lang, input, lambda text: _emit(text, args), chart, args.rounds, args.method, args.seed)
+        run(session, args.lang, input, lambda text: _emit(text, args), chart, args.rounds, args.method, args.seed,
+            args.keti)
         return 0
     chart = _chart(session, args)
     steps = lesson_steps(chart, args.lang)

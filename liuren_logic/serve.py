@@ -145,7 +145,9 @@ class App:
         from .explain.quiz import draw
 
         session = self.sessions.get(self.sessions.readings(fields.get("reading", "")))
-        return quiz_page(draw(session, random.Random(), fields.get("method") or None), _lang(fields))
+        rng = random.Random()
+        return quiz_page(draw(session, rng, fields.get("method") or None), _lang(fields),
+                         fields.get("keti") in ("1", "true", "on"), rng)
 
     def quiz_answer(self, fields: dict) -> dict:
         from .explain.app import quiz_verdict

@@ -74,3 +74,16 @@ def test_every_wrong_choice_is_answered_with_its_own_why_not(session):
                                    zip(numbers, verdict.lines("zh")[-len(numbers):]))
     with pytest.raises(Exception, match="not a choice"):
         quiz.check(chart, "initial", "甲")
+
+
+def test_the_keti_question_one_of_the_charts_among_names_it_is_not(capsys, monkeypatch, session):
+    chart = session.cast("辛巳", "寅", "午")
+    for seed in range(5):
+        options = quiz.choices(chart, "keti", random.Random(seed))
+        assert len(options) == quiz.KETI_CHOICES and len(set(options) & set(chart.keti)) == 1
+    wrong = next(k for k in quiz.choices(chart, "keti") if k not in chart.keti)
+    verdict = quiz.check(chart, "keti", wrong)
+    assert not verdict.right and wrong in " ".join(verdict.why_not) and verdict.steps[0][1].key == "keti"
+    assert quiz.check(chart, "keti", "天網").right
+    code, out, _ = teach(capsys, monkeypatch, "3\n7\n3\n11\n", *CHART, "--keti", "--seed", "2")
+    assert code == 0 and "下列何者為此課之課體？" in out and out.rstrip().endswith("得分：4／4")
