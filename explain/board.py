@@ -210,21 +210,27 @@ def lessons_section(chart: "Chart", lang: str, options: dict) -> Section:
 
 
 def transmissions_section(chart: "Chart", lang: str, options: dict) -> Section:
-    """三傳 top to bottom, in labelled columns: 六親 遁干 支 天將 旺相 長生 (旬空)."""
+    """三傳 top to bottom, in labelled columns: 六親 遁干 支 天將 旺相 長生 旬空; 旺相 only when the
+    month is known, 旬空 only when a transmission is void."""
     w = WORDS[lang]
     if not chart.transmissions:
         return Section("transmissions", w["transmissions"], [[Cell(w["undecided"])]])
-    labels = w["columns"] if any(t.void for t in chart.transmissions) else w["columns"][:-1]
+
+    def known(table: dict, question: str, branch: str) -> Cell:
+        return Cell(table.get(branch, ""), (question, branch) if branch in table else None)
+
     rows = []
     for t in chart.transmissions:
         key = (POSITION_KEYS[t.position - 1], None)
-        cells = [Cell(POSITION_NAMES[lang][t.position - 1], key), Cell(t.kin or "", key),
-                 Cell(t.hidden_stem or "", key), Cell(t.branch, key), Cell(t.general or "", ("general", t.branch)),
-                 Cell(chart.strength.get(t.branch, ""), ("strength", t.branch) if t.branch in chart.strength else None),
-                 Cell(chart.stages.get(t.branch, ""), ("stage", t.branch) if t.branch in chart.stages else None)]
-        rows.append(cells + ([Cell(w["empty"] if t.void else "", ("void", t.branch) if t.void else None)]
-                             if len(labels) == 7 else []))
-    return Section("transmissions", w["transmissions"], rows, sep="  ", grid=True, labels=labels)
+        rows.append(dict(zip(("position", *w["columns"]), (
+            Cell(POSITION_NAMES[lang][t.position - 1], key), Cell(t.kin or "", key), Cell(t.hidden_stem or "", key),
+            Cell(t.branch, key), Cell(t.general or "", ("general", t.branch)), known(chart.strength, "strength", t.branch),
+            known(chart.stages, "stage", t.branch), Cell(w["empty"], ("void", t.branch)) if t.void else Cell("")))))
+    strength, void = w["columns"][4], w["columns"][6]
+    shown = [c for c in w["columns"] if (c != strength or chart.strength)
+             and (c != void or any(t.void for t in chart.transmissions))]
+    return Section("transmissions", w["transmissions"], [[row[c] for c in ("position", *shown)] for row in rows],
+                   sep="  ", grid=True, labels=tuple(shown))
 
 
 def generals_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:

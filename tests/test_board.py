@@ -188,3 +188,10 @@ def test_the_readme_shows_the_first_seed_charts_board_as_it_is(seed_chart):
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
     assert "$ liuren cast --at '1998-11-30 12:00' --tz Asia/Shanghai\n" + render_chart(seed_chart) + "\n```" in readme
+
+
+def test_the_columns_a_chart_has_nothing_for_are_left_out(session):
+    undated = section(render_chart(session.cast("辛巳", "寅", "午")), "三傳").splitlines()
+    assert undated[0].split() == ["三傳", "六親", "遁干", "支", "天將", "長生"]  # no month: no 旺相
+    void = section(render_chart(session.cast_at("2026-04-10 01:30", "Asia/Shanghai")), "三傳").splitlines()
+    assert void[0].split()[-1] == "旬空" and void[1].split()[-1] == "空" and void[2].split()[-1] == "長生"
