@@ -239,3 +239,23 @@ def test_an_error_names_the_form_field(app, browser):
     alert = wait_for(browser, ".lr-error", "〔占時〕")
     assert "--hour" in alert.text
     assert "lr-bad" in browser.find_element(By.CSS_SELECTOR, "select[name=hour]").get_attribute("class")
+
+
+def test_the_print_view_is_the_board_and_the_panel_without_the_controls(app, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    browser.get(app + SEED + "&show=why:initial")
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        hidden = [browser.find_element(By.CSS_SELECTOR, css).is_displayed()
+                  for css in ("form", ".lr-whynot", ".lr-trainer", "#lr-print", ".lr-zoom")]
+        shown = [browser.find_element(By.CSS_SELECTOR, css).is_displayed()
+                 for css in (".lr-plates", ".lr-lessons", ".lr-transmissions", ".lr-panel svg", ".lr-steps")]
+        assert not any(hidden) and all(shown)
+        fits = browser.execute_script("var s = document.querySelector('.lr-panel svg');"
+                                      "return s.getBoundingClientRect().right <= document.documentElement.clientWidth + 1")
+        assert fits  # the picture drawn whole on the page, not cut at the figure's edge
+        screenshot(browser, "print", tmp_path)
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
