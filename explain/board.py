@@ -358,16 +358,22 @@ def table_lines(charts: list["Chart"], lang: str = "zh") -> list[str]:
 
 
 # the board as text ----------------------------------------------------------------------
-def _wrap(cells: list[str], sep: str, indent: str) -> list[str]:
-    """Cells joined by ``sep`` in lines of at most WIDTH columns, broken between cells."""
-    lines, line = [], indent + cells[0]
-    for cell in cells[1:]:
-        if columns(line + sep + cell) > WIDTH:
-            group = cell.startswith("· ") and columns(line) + 2 <= WIDTH  # a new group: its dot ends the line
+def _wrap(cells: list[str], sep: str, indent: str, first: Optional[str] = None) -> list[str]:
+    """Cells joined by ``sep`` in lines of at most WIDTH columns, broken between cells, or between
+    the words of a cell too long for a line; the first line starts with ``first`` (default
+    ``indent``), the others with ``indent`` and four spaces more."""
+    pieces: list[tuple[str, str]] = []  # (what joins it to the one before, text)
+    for i, cell in enumerate(cells):
+        words = cell.split(" ") if columns(indent + "    " + cell) > WIDTH else [cell]
+        pieces += [(sep if i else "", words[0])] + [(" ", word) for word in words[1:]]
+    lines, line = [], (indent if first is None else first) + pieces[0][1]
+    for joint, piece in pieces[1:]:
+        if columns(line + joint + piece) > WIDTH:
+            group = piece.startswith("· ") and columns(line) + 2 <= WIDTH  # a new group: its dot ends the line
             lines.append(line + (" ·" if group else ""))
-            line = indent + "    " + (cell[2:] if group else cell)
+            line = indent + "    " + (piece[2:] if group else piece)
         else:
-            line += sep + cell
+            line += joint + piece
     return lines + [line]
 
 
@@ -390,8 +396,8 @@ def section_lines(section: Section) -> list[str]:
     if not section.title:  # the header: its first line flush left
         return _wrap(rows[0], section.sep, "") + [l for row in rows[1:] for l in _wrap(row, section.sep, "  ")]
     indent = " " * min(columns(section.title) + 2, 8)  # rows under the first, which follows the title
-    lines = [l for row in rows for l in _wrap(row, section.sep, indent)]
-    return [f"{section.title}: {lines[0].lstrip()}"] + lines[1:]
+    return (_wrap(rows[0], section.sep, indent, f"{section.title}: ")
+            + [l for row in rows[1:] for l in _wrap(row, section.sep, indent)])
 
 
 def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = False, all_generals: bool = False,

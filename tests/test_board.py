@@ -2,6 +2,7 @@
 the seeds say (spirit_omen); nothing drawn twice; each name said once."""
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -10,6 +11,7 @@ from conftest import seed_text
 from liuren_logic.explain.board import WIDTH, columns, render_chart, sections
 
 ORDER = ["天地盤", "四課", "三傳", "天將", "課體", "課格", "畢法", "神煞"]
+DAYS = [s + b for s, b in zip("甲乙丙丁戊己庚辛壬癸" * 6, "子丑寅卯辰巳午未申酉戌亥" * 5)]  # the sixty day pillars
 PLACE = re.compile(r"^(?:· )?[子丑寅卯辰巳午未申酉戌亥]\([^)]*\)$")
 
 
@@ -195,3 +197,14 @@ def test_the_columns_a_chart_has_nothing_for_are_left_out(session):
     assert undated[0].split() == ["三傳", "六親", "遁干", "支", "天將", "長生"]  # no month: no 旺相
     void = section(render_chart(session.cast_at("2026-04-10 01:30", "Asia/Shanghai")), "三傳").splitlines()
     assert void[0].split()[-1] == "旬空" and void[1].split()[-1] == "空" and void[2].split()[-1] == "長生"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_no_line_is_wider_than_a_screen(session, lang):
+    rng = random.Random(31)
+    charts = [session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=1970, sex="f")]
+    charts += [session.cast_offset(day, rng.randrange(12)) for day in rng.sample(DAYS, 8)]
+    for chart in charts:
+        for options in ({}, {"explain_calendar": True, "all_generals": True, "all_spirits": True}):
+            lines = render_chart(chart, lang, **options).splitlines()
+            assert max(map(columns, lines)) <= WIDTH, (chart.id, options, max(lines, key=columns))
