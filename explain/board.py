@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from .practice import life_line, mark_items, practice_data, strength_line
+from .practice import life_parts, mark_items, practice_data, strength_line
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -176,7 +176,8 @@ def header_section(chart: "Chart", lang: str, options: dict) -> Section:
             if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
                 reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
             rows += [[Cell(reason)] for reason in reasons.values()]
-    rows += [[Cell(line)] for line in (life_line(chart, lang), strength_line(chart, lang)) if line]
+    rows += [[Cell(part) for part in life_parts(chart, lang)]] if chart.life else []
+    rows += [[Cell(line)] for line in (strength_line(chart, lang),) if line]
     spirits = {s for _, _, s in chart.spirits}
     marks = [Cell(text, ("spirit" if mark in spirits else "day_mark", mark)) for mark, text in mark_items(chart, lang)]
     return Section("header", "", rows + ([marks] if marks else []), sep=" · ")

@@ -19,12 +19,12 @@ WORDS = {
 }
 
 
-def life_line(chart: "Chart", lang: str) -> str | None:
-    """本命 戌 (生年庚戌), 上 午 貴人  行年 甲午 (虛歲二十九), 上 寅 勾陳; None without a querent.
+def life_parts(chart: "Chart", lang: str) -> list[str]:
+    """[本命 戌 (生年庚戌), 上 午 貴人, 行年 甲午 (虛歲二十九), 上 寅 勾陳]; none without a querent.
     The year of birth and the 虛歲 are the labels of ``born`` and ``age`` (kb/chart/life.dl), as in the lesson."""
     life, w = chart.life, WORDS[lang]
     if not life:
-        return None
+        return []
     preds = chart.session.kb.program.preds
     parts = []
     for role, point in life["points"].items():
@@ -37,7 +37,7 @@ def life_line(chart: "Chart", lang: str) -> str | None:
         parts.append(f"{what}, {over}")
     if "行年" not in life["points"] and life.get("sex"):
         parts.append(w["no_year"])
-    return "  ".join(parts)
+    return parts
 
 
 def strength_line(chart: "Chart", lang: str) -> str | None:
