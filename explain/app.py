@@ -8,12 +8,14 @@ why-not) and :func:`comparison` (what another reading changes, both derivations)
 """
 from __future__ import annotations
 
+import random
+import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from .board import WORDS, render_chart, spirit_omens
+from .board import render_chart, spirits_section
 from .contrast import answer
-from .page import CSS, board_html, derivation_html, esc, picture_html
+from .page import CSS, ZOOM_SCRIPT, board_html, derivation_html, esc, picture_html, section_html
 from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
 
@@ -28,7 +30,9 @@ APP_WORDS = {
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
-           "more": "神煞與課格", "error": "錯誤", "full": "凡可得此結論之規則，各止於何處"},
+           "all_spirits": "全部神煞（連干陰、支陰）", "print": "列印講義", "field_error": "〔{label}〕{message}",
+           "questions": {"initial": "初傳", "middle": "中傳", "final": "末傳", "method": "課法", "noble": "貴人"},
+           "quiz": "練習", "any_method": "任一課法", "with_keti": "兼問課體", "draw": "出題", "again": "再出一題", "score": "得分：{right}／{asked}", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
            "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "querent": "the querent (optional)",
@@ -38,44 +42,26 @@ APP_WORDS = {
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
            "use": "cast with this reading", "lang": "中文",
            "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
-           "more": "spirits and patterns", "error": "error",
+           "all_spirits": "every spirit (with those on 干陰 and 支陰)", "print": "print a handout", "field_error": "[{label}] {message}",
+           "questions": {"initial": "initial", "middle": "middle", "final": "final", "method": "method", "noble": "noble"},
+           "quiz": "practice", "any_method": "any method", "with_keti": "and a 課體", "draw": "ask me", "again": "another chart",
+           "score": "score: {right}/{asked}",
            "full": "every rule that could have derived it, and where each stops"},
 }
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 ENGINE = "python"  # pictures drawn here: about 7 times quicker than Graphviz, text in the viewer's fonts
 WHY_NOT_QUESTIONS = ("initial", "middle", "final", "method", "noble")
-
-
-def _ask(question: str, value: str, inner: str) -> str:
-    """A button that asks the server why ``question`` is ``value``."""
-    return (f'<button type="button" class="lr-ask" data-q="{esc(question)}" data-value="{esc(value)}">'
-            f"{inner}</button>")
-
-
-def _spirits_and_patterns(chart: "Chart", lang: str) -> str:
-    w = WORDS[lang]
-    spirits: dict[tuple, list[str]] = {}
-    for where, branch, spirit in chart.spirits:
-        spirits.setdefault((where, branch), []).append(spirit)
-    patterns: dict[str, list[str]] = {}
-    for group, pattern in chart.patterns:
-        patterns.setdefault(group, []).append(pattern)
-    omen = spirit_omens(chart)
-    rows = "".join(f"<li>{esc(where)}{esc(branch)}: " + " ".join(_ask("spirit", s, esc(s + omen.get(s, ""))) for s in names)
-                   + "</li>" for (where, branch), names in spirits.items())
-    groups = "".join(f"<li>{esc(group)}: " + " ".join(_ask("pattern", p, esc(p)) for p in names) + "</li>"
-                     for group, names in patterns.items())
-    return (f'<section class="lr-more"><h2>{esc(w["patterns"])}</h2><ul>{groups or "<li>—</li>"}</ul>'
-            f'<details><summary>{esc(w["spirits"])} ({len(chart.spirits)})</summary><ul>{rows or "<li>—</li>"}</ul>'
-            "</details></section>")
+FORM_FIELDS = ("at", "tz", "longitude", "latitude", "day", "jiang", "hour", "offset", "night", "month", "year",
+               "born", "sex")
 
 
 def board(chart: "Chart", lang: str = "zh") -> dict:
     """The chart as the app shows it: the board with its buttons, and the text board."""
     a = APP_WORDS[lang]
     return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang),
-            "html": (f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: '
-                     f"{esc(chart.session.name)}</div>{board_html(chart, lang)}{_spirits_and_patterns(chart, lang)}"
+            "html": (f'<div class="lr-head">{esc(header(chart, lang))}</div>{board_html(chart, lang, every=True)}'
+                     f"<details class=\"lr-all\"><summary>{esc(a['all_spirits'])}</summary>"
+                     f"{section_html(spirits_section(chart, lang, {'all_spirits': True}), every=True)}</details>"
                      f"<details><summary>{esc(a['text_board'])}</summary><pre>{esc(render_chart(chart, lang))}</pre>"
                      "</details>")}
 
@@ -89,7 +75,7 @@ def _lesson(chart: "Chart", lang: str) -> list:
 def derivation(chart: "Chart", question: str, value: Optional[str] = None, lang: str = "zh") -> dict:
     """What the panel shows for one conclusion: its lesson steps, picture and text tree."""
     return {"question": question, "value": value,
-            "html": derivation_html(chart, question, _lesson(chart, lang), lang, ENGINE, value=value)}
+            "html": derivation_html(chart, question, _lesson(chart, lang), lang, ENGINE, value=value, whole=True)}
 
 
 def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> dict:
@@ -107,18 +93,21 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
 def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:
     """What the second chart's reading changes: each conclusion that differs, and the
     derivation of ``question`` under both readings (a why-not where one derives nothing)."""
-    from liuren_logic.audit import conclusions, explain
+    from liuren_logic.audit import Difference, conclusions, explain
+
+    from .audit_page import change_html
 
     left, right = conclusions(before), conclusions(after)
-    changes = [{"conclusion": c, "before": left[c], "after": right.get(c, "—")}
-               for c in left if left[c] != right.get(c, "—")]
+    differ = [Difference(before.id, before.day, before.hour, before.offset, c, left[c], right.get(c, "—"))
+              for c in left if left[c] != right.get(c, "—")]
+    changes = [{"conclusion": d.conclusion, "before": d.before, "after": d.after, "lost": d.lost(),
+                "gained": d.gained()} for d in differ]
     graphs = explain(before.session, after.session, before.id, question)
     columns = "".join(f'<div class="lr-side"><h3>{esc(reading)}</h3>{picture_html(graph, lang, ENGINE)}'
                       f"<pre>{esc(render_tree(graph, lang))}</pre></div>" for reading, graph in graphs.items())
-    rows = "".join(f"<tr><th>{esc(c['conclusion'])}</th><td>{esc(c['before'])}</td><td>{esc(c['after'])}</td></tr>"
-                   for c in changes)
-    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)}</th>'
-             f"<th>{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
+    rows = "".join(f"<tr><th>{esc(d.conclusion)}</th><td>{change_html(d)}</td></tr>" for d in differ)
+    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)} → '
+             f"{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
         f"<p>{esc(APP_WORDS[lang]['unchanged'])}</p>"
     steps = lesson_steps(after, lang)  # told afresh: the marks are set on these steps only
     follows = compare(steps, after, lesson_steps(before, lang), before)
@@ -141,17 +130,34 @@ body{margin:0;background:#fbfbfd}
 .lr-app input,.lr-app select{font:inherit;font-size:1.1em;padding:.15em .3em;max-width:14em}
 .lr-app .lr-error{color:#a00;font-weight:bold;margin:.5em 0}
 .lr-app .lr-readings{display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.9em}
-.lr-app .lr-more ul{padding-left:1.2em;margin:.2em 0}
-.lr-app .lr-more button{font-size:.95em;margin:.1em}
 .lr-app .lr-whynot{margin-top:.8em;display:flex;gap:.4em;flex-wrap:wrap;align-items:center}
 .lr-app .lr-sides{display:flex;flex-wrap:wrap;gap:1em}
 .lr-app .lr-side{flex:1 1 28em;min-width:0;border:1px solid #e4e8ee;padding:.4em}
 .lr-app .lr-changes td,.lr-app .lr-changes th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
-.lr-app .lr-cell{font:inherit}
+.lr-app del{color:#a00;text-decoration:none}.lr-app ins{color:#070;text-decoration:none}
 .lr-app .lr-main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em;align-items:start}
 .lr-app .lr-right{position:sticky;top:0;max-height:100vh;overflow:auto}
 .lr-app .lr-right .lr-panel{margin-top:.4em}
 .lr-app.liuren-page{max-width:1600px}
+.lr-app .lr-bad{outline:2px solid #c00;background:#fff0f0}
+.lr-app .lr-trainer{margin-top:.5em;display:flex;gap:.4em;flex-wrap:wrap;align-items:center}
+.lr-app .lr-choices button{min-width:2.4em;margin:.15em}
+.lr-app .lr-verdict{border-left:4px solid #999;padding:.1em .6em;margin:.4em 0}
+.lr-app .lr-verdict.lr-right{border-color:#2a8a2a}
+.lr-app .lr-verdict.lr-wrong{border-color:#c33;background:#fff7f5}
+.lr-app .lr-score{font-weight:bold}
+.lr-app label.lr-inline{flex-direction:row;align-items:center;gap:.2em;font-size:.9em}
+.lr-app h1 small button{font-size:.6em;vertical-align:middle}
+@media print{
+  .lr-app form,.lr-app .lr-options,.lr-app .lr-whynot,.lr-app .lr-trainer,.lr-app h1 small,.lr-app .lr-zoom,
+  .lr-app .lr-error{display:none}
+  .lr-app .lr-main{display:block}
+  .lr-app .lr-right{position:static;max-height:none;overflow:visible}
+  .lr-app .lr-figure figure{max-height:none;overflow:visible;border:none}
+  .lr-app .lr-figure svg{width:100% !important}
+  .lr-app button{border:none;background:none;padding:0}
+  .lr-app details.lr-whole>*{display:block}
+  body{background:white}}
 @media (max-width:900px){.lr-app .lr-main{grid-template-columns:minmax(0,1fr)}
   .lr-app .lr-right{position:static;max-height:none}}
 @media (max-width:600px){.lr-app{padding:.3em}.liuren-page .lr-board{gap:.8em}}
@@ -162,7 +168,8 @@ APP_SCRIPT = """
   var root = document.querySelector('.lr-app'), form = root.querySelector('form');
   var boardBox = root.querySelector('#lr-board'), panel = root.querySelector('.lr-panel');
   var errorBox = root.querySelector('.lr-error'), lang = root.getAttribute('data-lang');
-  var last = null;
+  var last = null, selected = null, store = window.sessionStorage;
+  var score = JSON.parse((store && store.getItem('lr-score')) || '{"asked":0,"right":0}');
   function fields(){
     var data = new FormData(form), out = new URLSearchParams();
     var mode = data.get('mode');
@@ -177,46 +184,108 @@ APP_SCRIPT = """
     out.set('lang', lang);
     return out;
   }
+  // the address holds the chart, the readings and what the panel shows: a reload or the other
+  // language shows the same
+  function remember(){
+    var state = new URLSearchParams(last || '');
+    if(selected) state.set('show', selected);
+    history.replaceState(null, '', '?' + state.toString());
+    var other = new URLSearchParams(state); other.set('lang', lang === 'zh' ? 'en' : 'zh');
+    root.querySelector('#lr-lang').setAttribute('href', '?' + other.toString());
+  }
   function ask(path, params){
     errorBox.textContent = '';
+    form.querySelectorAll('.lr-bad').forEach(function(x){ x.classList.remove('lr-bad'); });
     return fetch(path + '?' + params.toString()).then(function(r){
       return r.json().then(function(data){
-        if(!r.ok){ errorBox.textContent = data.error; throw new Error(data.error); }
+        if(!r.ok){
+          errorBox.textContent = data.error;
+          var field = data.field && form.elements[data.field];
+          if(field && field.classList){ field.classList.add('lr-bad'); }
+          throw new Error(data.error);
+        }
         return data;
       });
     });
   }
   function show(html, showing){
     panel.innerHTML = html; panel.setAttribute('data-showing', showing);
+    if(window.lrCentre) window.lrCentre(panel);
     if(showing && panel.getBoundingClientRect().top > window.innerHeight) panel.scrollIntoView();
   }
   function cast(){
-    last = fields();
-    history.replaceState(null, '', '?' + last.toString());
+    last = fields(); selected = null; remember();
     return ask('/api/cast', last).then(function(data){
       boardBox.innerHTML = data.html; boardBox.setAttribute('data-chart', data.id);
       show('<p>' + root.getAttribute('data-hint') + '</p>', '');
     });
   }
+  function mark(q, value){
+    boardBox.querySelectorAll('button.lr-on').forEach(function(x){ x.classList.remove('lr-on'); });
+    var b = boardBox.querySelector(value ? 'button[data-q="' + q + '"][data-value="' + value + '"]'
+                                         : 'button[data-key="' + q + '"]');
+    if(b) b.classList.add('lr-on');
+  }
   function why(q, value){
     var p = new URLSearchParams(last); p.set('q', q); if(value) p.set('value', value);
+    selected = 'why:' + q + (value ? ':' + value : ''); remember(); mark(q, value);
     return ask('/api/why', p).then(function(d){ show(d.html, q + (value ? ':' + value : '')); });
+  }
+  function whyNot(q, value){
+    var p = new URLSearchParams(last); p.set('q', q); p.set('value', value);
+    selected = 'whynot:' + q + ':' + value; remember();
+    return ask('/api/whynot', p).then(function(d){ show(d.html, 'whynot'); });
+  }
+  function restore(shown){
+    var parts = (shown || '').split(':');
+    if(parts[0] === 'why') return why(parts[1], parts[2]);
+    if(parts[0] === 'whynot'){
+      root.querySelector('#lr-whynot-q').value = parts[1]; root.querySelector('#lr-whynot-value').value = parts[2];
+      return whyNot(parts[1], parts[2]);
+    }
+    if(parts[0] === 'quiz') return quiz(parts[1]);
+  }
+  // the trainer: the chart's plates and lessons, one question at a time, a score per session
+  var drill = null;
+  function quiz(method){
+    var p = new URLSearchParams(); p.set('lang', lang); if(method) p.set('method', method);
+    if(root.querySelector('#lr-quiz-keti').checked) p.set('keti', '1');
+    selected = 'quiz:' + (method || ''); remember();
+    return ask('/api/quiz', p).then(function(d){ drill = d; d.at = 0; show(d.html, 'quiz'); next(); });
+  }
+  function next(){
+    var box = panel.querySelector('.lr-question'), q = drill.questions[drill.at];
+    if(!q){ box.innerHTML = '<button type="button" id="lr-quiz-again">' + root.getAttribute('data-again') + '</button>'; return; }
+    box.innerHTML = '<p><b>' + q.prompt + '</b></p><p class="lr-choices">' + q.choices.map(function(c){
+      return '<button type="button" data-choice="' + c + '">' + c + '</button>'; }).join(' ') + '</p>';
+  }
+  function answer(choice){
+    var q = drill.questions[drill.at], p = new URLSearchParams(drill.chart);
+    p.set('lang', lang); p.set('question', q.key); p.set('choice', choice);
+    return ask('/api/quiz/answer', p).then(function(d){
+      score.asked += 1; score.right += d.right ? 1 : 0;
+      if(store) store.setItem('lr-score', JSON.stringify(score));
+      var said = document.createElement('div'); said.className = 'lr-verdict ' + (d.right ? 'lr-right' : 'lr-wrong');
+      said.innerHTML = d.html; panel.querySelector('.lr-verdicts').appendChild(said);
+      panel.querySelector('.lr-score').textContent = root.getAttribute('data-score')
+        .replace('{right}', score.right).replace('{asked}', score.asked);
+      drill.at += 1; next();
+    });
   }
   form.addEventListener('submit', function(e){ e.preventDefault(); cast().catch(function(){}); });
   boardBox.addEventListener('click', function(e){
     var b = e.target.closest('button[data-q], button[data-key]');
     if(!b || !last) return;
-    boardBox.querySelectorAll('button.lr-on').forEach(function(x){ x.classList.remove('lr-on'); });
-    b.classList.add('lr-on');
     why(b.getAttribute('data-q') || b.getAttribute('data-key'), b.getAttribute('data-value')).catch(function(){});
   });
   root.querySelector('#lr-whynot').addEventListener('click', function(){
     if(!last) return;
-    var p = new URLSearchParams(last);
-    p.set('q', root.querySelector('#lr-whynot-q').value);
-    p.set('value', root.querySelector('#lr-whynot-value').value);
-    ask('/api/whynot', p).then(function(d){ show(d.html, 'whynot'); }).catch(function(){});
+    whyNot(root.querySelector('#lr-whynot-q').value, root.querySelector('#lr-whynot-value').value).catch(function(){});
   });
+  root.querySelector('#lr-quiz').addEventListener('click', function(){
+    quiz(root.querySelector('#lr-quiz-method').value).catch(function(){});
+  });
+  root.querySelector('#lr-print').addEventListener('click', function(){ window.print(); });
   root.querySelector('.lr-readings').addEventListener('change', function(e){
     var s = e.target.closest('select[data-topic]');
     if(!s || !last) return;
@@ -228,9 +297,21 @@ APP_SCRIPT = """
   });
   panel.addEventListener('click', function(e){
     if(e.target.id === 'lr-use') cast().catch(function(){});
+    if(e.target.id === 'lr-quiz-again') quiz(root.querySelector('#lr-quiz-method').value).catch(function(){});
+    var c = e.target.closest('button[data-choice]');
+    if(c && drill){ c.parentElement.querySelectorAll('button').forEach(function(x){ x.disabled = true; });
+      answer(c.getAttribute('data-choice')).catch(function(){}); }
   });
+  function now(){  // the browser's clock and zone
+    var d = new Date(), local = new Date(d.getTime() - d.getTimezoneOffset() * 60000);
+    form.elements['at'].value = local.toISOString().slice(0, 19);
+    try { form.elements['tz'].value = Intl.DateTimeFormat().resolvedOptions().timeZone || form.elements['tz'].value; }
+    catch(err){}
+  }
   ask('/api/readings', new URLSearchParams()).then(function(info){
-    var box = root.querySelector('.lr-readings');
+    var box = root.querySelector('.lr-readings'), methods = root.querySelector('#lr-quiz-method');
+    (info.methods || []).forEach(function(m){ var o = document.createElement('option'); o.value = o.textContent = m;
+      methods.appendChild(o); });
     Object.keys(info.topics).forEach(function(topic){
       var t = info.topics[topic], label = document.createElement('label'), s = document.createElement('select');
       label.textContent = topic; s.setAttribute('data-topic', topic); s.setAttribute('data-chosen', t.chosen);
@@ -240,10 +321,17 @@ APP_SCRIPT = """
     });
     var given = new URLSearchParams(location.search);
     given.forEach(function(v, k){ var input = form.elements[k];
-      if(input && k !== 'mode'){ if(input.type === 'checkbox') input.checked = true; else input.value = v; } });
+      if(input && k !== 'mode'){ if(input.type === 'checkbox') input.checked = true;
+        else input.value = k === 'at' ? v.replace(' ', 'T') : v; } });
+    (given.get('reading') || '').split(',').forEach(function(pair){
+      var kv = pair.split('='), s = root.querySelector('select[data-topic="' + kv[0] + '"]');
+      if(s && kv[1]) s.value = kv[1];
+    });
     if(given.get('day')) form.elements['mode'][1].checked = true;
-    if(given.get('at') || given.get('day')) cast().catch(function(){});
-  });
+    if(given.get('at') || given.get('day')) return cast().then(function(){ return restore(given.get('show')); });
+    now(); remember();
+    return restore(given.get('show'));
+  }).catch(function(){});
 })();
 """
 
@@ -259,10 +347,11 @@ def _branch_select(name: str, words: dict) -> str:
 
 
 def app_page(lang: str = "zh") -> str:
-    """The app: a form to cast from a moment or from pillars, the board, the panel."""
+    """The app: a form to cast from a moment (now, in the browser's zone, unless the address says
+    otherwise) or from pillars, the board, the panel, why-not, the trainer and a print button."""
     a = APP_WORDS[lang]
     other = "en" if lang == "zh" else "zh"
-    questions = "".join(f"<option>{q}</option>" for q in WHY_NOT_QUESTIONS)
+    questions = "".join(f'<option value="{q}">{esc(a["questions"][q])}</option>' for q in WHY_NOT_QUESTIONS)
     moment = ("<fieldset><label><input type=\"radio\" name=\"mode\" value=\"date\" checked>"
               f"{esc(a['by_date'])}</label>" + _field("at", a, "datetime-local", step="1")
               + _field("tz", a, value="Asia/Shanghai") + _field("longitude", a, size="6")
@@ -276,20 +365,64 @@ def app_page(lang: str = "zh") -> str:
     sexes = "".join(f'<option value="{v}">{esc(t)}</option>' for v, t in (("", ""), ("m", a["male"]), ("f", a["female"])))
     querent = (f"<fieldset><legend>{esc(a['querent'])}</legend>" + _field("born", a, size="10", placeholder="1970")
                + f'<label>{esc(a["sex"])}<select name="sex">{sexes}</select></label></fieldset>')
+    trainer = (f'<div class="lr-trainer">{esc(a["quiz"])} <select id="lr-quiz-method"><option value="">'
+               f'{esc(a["any_method"])}</option></select><label class="lr-inline"><input type="checkbox" id="lr-quiz-keti">'
+               f'{esc(a["with_keti"])}</label> <button type="button" id="lr-quiz">{esc(a["draw"])}</button></div>')
+    data = {"lang": lang, "hint": a["hint"], "use": a["use"], "again": a["again"], "score": a["score"]}
     return ("<!DOCTYPE html>\n"
             f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(a['title'])}</title><style>{CSS}{APP_CSS}</style></head><body>"
-            f'<div class="lr-app liuren-page" data-lang="{lang}" data-hint="{esc(a["hint"])}" data-use="{esc(a["use"])}">'
-            f'<h1>{esc(a["title"])} <small><a href="/?lang={other}">{esc(a["lang"])}</a></small></h1>'
+            '<div class="lr-app liuren-page" ' + " ".join(f'data-{k}="{esc(v)}"' for k, v in data.items()) + ">"
+            f'<h1>{esc(a["title"])} <small><a id="lr-lang" href="/?lang={other}">{esc(a["lang"])}</a> '
+            f'<button type="button" id="lr-print">{esc(a["print"])}</button></small></h1>'
             f'<form>{moment}{pillars}{querent}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
-            f'<details><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
+            f'<details class="lr-options"><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
             '<div class="lr-error" role="alert"></div><div class="lr-main"><div id="lr-board"></div><div class="lr-right">'
             f'<div class="lr-whynot">{esc(a["whynot"])} <input id="lr-whynot-value" size="3" placeholder="丑">'
             f' {esc(a["as"])} <select id="lr-whynot-q">{questions}</select>'
-            f' <button type="button" id="lr-whynot">{esc(a["ask"])}</button></div>'
+            f' <button type="button" id="lr-whynot">{esc(a["ask"])}</button></div>{trainer}'
             f'<aside class="lr-panel"><p>{esc(a["hint"])}</p></aside></div></div>'
-            f"</div><script>{APP_SCRIPT}</script></body></html>\n")
+            f"</div><script>{APP_SCRIPT}{ZOOM_SCRIPT}</script></body></html>\n")
 
 
-__all__ = ["app_page", "board", "derivation", "refutation", "comparison"]
+def quiz_page(chart: "Chart", lang: str = "zh", keti: bool = False, rng: Optional[random.Random] = None) -> dict:
+    """A trainer's chart: its plates and lessons, the questions with their choices (a 課體 among
+    four with ``keti``, drawn with ``rng``), the fields that name it again (``day`` and ``offset``)."""
+    from .quiz import WORDS as QUIZ_WORDS, choices, questions, shown
+
+    a, rng = APP_WORDS[lang], rng or random.Random()
+    asked = [{"key": q, "prompt": QUIZ_WORDS[lang][q], "choices": choices(chart, q, rng)}
+             for q in questions(chart, keti)]
+    return {"chart": {"day": chart.day, "offset": str(chart.offset)}, "questions": asked,
+            "html": f'<h3>{esc(a["quiz"])}</h3><div class="lr-board">' + "".join(section_html(s) for s in shown(chart, lang))
+                    + "</div>"
+                    + '<div class="lr-verdicts"></div><div class="lr-question"></div><p class="lr-score"></p>'}
+
+
+def quiz_verdict(chart: "Chart", question: str, choice: str, lang: str = "zh") -> dict:
+    """The trainer's answer to one choice: right or not, the why-not of a wrong choice and the
+    lesson's steps that derive the right answer (numbered as in the lesson)."""
+    from .quiz import check
+
+    verdict = check(chart, question, choice, lang)
+    lines = verdict.lines(lang)
+    return {**verdict.as_dict(), "html": f'<p><b>{esc(choice)}</b> — {esc(lines[0])}</p>'
+            + "".join(f'<p class="lr-short">{esc(line)}</p>' for line in lines[1:])}
+
+
+def field_of(message: str) -> Optional[str]:
+    """The form field an error names (its first ``--option``), for the page to mark it."""
+    found = re.search(r"--([a-z]+)", message)
+    return found.group(1) if found and found.group(1) in FORM_FIELDS else None
+
+
+def form_error(message: str, lang: str = "zh") -> dict:
+    """An error as the app shows it: the field's label first (「占時」: missing --hour …), and the field."""
+    field = field_of(message)
+    label = APP_WORDS[lang].get(field) if field else None
+    return {"error": APP_WORDS[lang]["field_error"].format(label=label, message=message) if label else message,
+            "field": field}
+
+
+__all__ = ["app_page", "board", "derivation", "refutation", "comparison", "quiz_page", "quiz_verdict", "form_error"]

@@ -1,15 +1,22 @@
 """A chart as practitioners draw it, and as plain data.
 
-四課 read right to left (lesson 1 on the right), each column the general, the upper and
-the lower; 三傳 top to bottom with 六親, 遁干, branch and general; the 天地盤 square with
-heaven's branch over earth's in each palace, earth fixed as it is always drawn.
+The board is a list of sections in the practitioner's order (:data:`SECTIONS`): the header
+(the day, 月將, hour, 晝夜, 貴人 and its direction, 旬空; a dated chart's 四柱, 節 and 中氣),
+the 天地盤 square (heaven's branch and its general over earth's, earth fixed as it is always
+drawn), 四課 read right to left (lesson 1 on the right), 三傳 with labelled columns, the
+generals' states, 課體 and 課格, 畢法, and the 神煞 on 干上 支上 the 三傳 and 年命. Each
+section is data (:class:`Section`: rows of :class:`Cell`, each naming the conclusion it
+shows); :func:`render_chart` draws it for the terminal, ``page.board_html`` as HTML, so the
+two show the same things in the same order. A new section is a function added to SECTIONS.
 """
 from __future__ import annotations
 
+import unicodedata
 from collections import defaultdict
-from typing import TYPE_CHECKING, Optional
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional
 
-from .practice import life_line, marks_line, practice_data, strength_line, transmission_mark
+from .practice import life_parts, mark_items, practice_data, strength_line
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -18,17 +25,24 @@ if TYPE_CHECKING:
 # read right to left, the left side 卯辰 read upwards.
 SQUARE = (("巳", "午", "未", "申"), ("辰", None, None, "酉"), ("卯", None, None, "戌"), ("寅", "丑", "子", "亥"))
 POSITION_NAMES = {"zh": ("初傳", "中傳", "末傳"), "en": ("initial", "middle", "final")}
+POSITION_KEYS = ("initial", "middle", "final")
+WIDTH = 100  # terminal columns a board line may take (a CJK character takes two)
+SHORT_PLACES = ("干上", "支上", "初傳", "中傳", "末傳", "本命", "行年")  # the spirits listed without --all-spirits
 WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
            "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法", "generals": "天將",
-           "pillars": "四柱", "jie": "節", "qi": "中氣", "jiang": "月將", "given": "月將",
+           "pillars": "四柱", "jie": "節", "qi": "中氣", "keti": "課體",
+           "undecided": "— 無規則得三傳（可問 why-not initial）",
+           "columns": ("六親", "遁干", "支", "天將", "旺相", "長生", "旬空"), "empty": "空",
            "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}, "unkeyed": "他"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
            "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
            "bifa": "rules of the 畢法賦", "generals": "generals (天將)",
-           "pillars": "pillars", "jie": "節", "qi": "中氣", "jiang": "月將",
+           "pillars": "pillars", "jie": "節", "qi": "中氣", "keti": "課體",
+           "undecided": "— (no rule gives the transmissions; ask why-not initial)",
+           "columns": ("kin", "stem", "branch", "general", "strength", "stage", "void"), "empty": "void",
            "origin": {"歲": "year (歲)", "月": "month (月)", "季": "season (季)", "日": "day (日)"},
            "unkeyed": "other"},
 }
@@ -36,9 +50,8 @@ WORDS = {
 
 def chart_data(chart: "Chart", question: Optional[str] = None) -> dict:
     """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json); ``question``: the
-    querent's words, kept beside the 斷 of a chart cast with a matter."""
+    querent's words, kept with the 斷 of a chart cast with a matter."""
     from liuren_logic import jsondata as J
-
     from .judgement import judgement_data
 
     marks = day_marks(chart)
@@ -83,120 +96,321 @@ def spirit_omens(chart: "Chart") -> dict[str, str]:
     return dict(chart.session.source(chart.id).query("spirit_omen", [None, None]))
 
 
-def _spirits_by_origin(chart: "Chart", words: dict) -> list[str]:
-    """The spirits that show, grouped by what they are reckoned from (``spirit_key``: year, month,
-    season, day), each with its branch, the places it shows on and its 吉/凶 where the seeds say
-    (``spirit_omen``): 月德寅(中傳)吉. The day's marks (日祿, 日德) have their own line."""
-    source, preds = chart.session.source(chart.id), chart.session.kb.program.preds
-    keys: dict[str, set] = defaultdict(set)
-    for spirit, key in source.query("spirit_key", [None, None]) if "spirit_key" in preds else ():
-        keys[spirit].add(key)
-    omen = spirit_omens(chart)
-    marks = day_marks(chart)
-    places: dict[tuple, list[str]] = {}
-    for where, branch, spirit in chart.spirits:
-        if spirit not in marks:
-            places.setdefault((spirit, branch), []).append(where)
-    groups: dict[str, list[str]] = {origin: [] for origin, _ in ORIGINS}
-    for (spirit, branch), wheres in sorted(places.items()):
-        origin = "·".join(o for o, ks in ORIGINS if keys[spirit] & set(ks)) or words["unkeyed"]
-        groups.setdefault(origin, []).append(f"{spirit}{branch}({'·'.join(wheres)}){omen.get(spirit, '')}")
-    names = words["origin"]
-    return [f"  {'·'.join(names.get(o, o) for o in origin.split('·'))}: {' '.join(items)}"
-            for origin, items in groups.items() if items]
-
-
-def _general_states(chart: "Chart", everyone: bool = False) -> tuple[list[str], set[str]]:
-    """Each general's seat (the branch it rides over its earth palace) and the states (``general_state``)
-    it is in there: the generals of the lessons and transmissions, or all twelve; and the states drawn."""
-    preds = chart.session.kb.program.preds
-    if "general_seat" not in preds or "general_state" not in preds:
-        return [], set()
-    seats = {g: (b, p) for g, b, p in chart.rows("general_seat")}
-    states: dict[str, list[str]] = defaultdict(list)
-    for general, state in chart.rows("general_state"):
-        states[general].append(state)
-    shown = [t.general for t in chart.transmissions] + [l.general for l in reversed(chart.lessons)]
-    if everyone:
-        shown += sorted(seats, key=lambda g: seats[g][1])
-    shown = [g for g in dict.fromkeys(shown) if g in seats]
-    return ([f"  {g} {seats[g][0]}臨{seats[g][1]}: {' '.join(states[g]) or '—'}" for g in shown],
-            {s for g in shown for s in states[g]})
-
-
-def calendar_line(chart: "Chart", words: dict) -> str:
-    """A dated chart's calendar in one line: the four pillars, the 節 and 中氣 in force, the 月將."""
+def calendar_cells(chart: "Chart", words: dict) -> list[str]:
+    """A dated chart's calendar: the four pillars, the 節 and 中氣 in force (UTC+8, as the calendar
+    reckons them; the 月將 the 中氣 gives is the header's first cell)."""
     m = chart.moment
-    return (f"  {words['pillars']} {m.year_pillar} {m.month_pillar} {m.day_pillar} {m.hour_pillar}"
-            f" · {words['jie']} {m.jie} · {words['qi']} {m.qi} → {words['jiang']} {chart.jiang}")
+    return [f"{words['pillars']} {m.year_pillar} {m.month_pillar} {m.day_pillar} {m.hour_pillar}",
+            f"{words['jie']} {m.jie.name} {m.jie.instant:%Y-%m-%d %H:%M:%S}",
+            f"{words['qi']} {m.qi.name} {m.qi.instant:%Y-%m-%d %H:%M:%S} (UTC+8)"]
 
 
-def _spirits_and_patterns(chart: "Chart", words: dict, all_generals: bool = False) -> list[str]:
-    """The spirits that show in the chart by origin, the generals' states, and the patterns by group."""
-    lines = []
-    if chart.spirits:
-        lines += ["", f"{words['spirits']}:"] + _spirits_by_origin(chart, words)
-    generals, drawn = _general_states(chart, all_generals)
-    if generals:
-        lines += ["", f"{words['generals']}:"] + generals
-    if chart.patterns:
-        by_group: dict[str, list[str]] = {}
-        for group, pattern in chart.patterns:
-            if pattern not in drawn:  # a general's state drawn with its general above is not repeated
-                by_group.setdefault(group, []).append(pattern)
-        lines += ["", f"{words['patterns']}:"] + [f"  {group}: {' '.join(items)}" for group, items in by_group.items()]
-        if chart.reliefs:
-            lines.append(f"  {words['relief']}: " + " ".join(f"{p}←{r}" for p, r in chart.reliefs))
-    return lines
+def method_name(chart: "Chart") -> str:
+    """The method and its other names, each once: 賊剋 元首, 八專 (not 「八專 八專」)."""
+    names = "·".join(n for n in chart.subnames if n != chart.method)
+    return f"{chart.method or '—'} {names}".rstrip()
 
 
 def method_line(chart: "Chart") -> str:
     """The method and its names, then every other 課體 of the chart: 賊剋 元首 · 天網 · 斬關."""
     shown = {chart.method, *chart.subnames}
-    names = "·".join(chart.subnames)
-    head = f"{chart.method or '—'} {names}".rstrip()
-    return " · ".join([head] + [k for k in chart.keti if k not in shown])
+    return " · ".join([method_name(chart)] + [k for k in chart.keti if k not in shown])
+
+
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One thing shown: its text, a smaller note drawn before it (a palace's general), the
+    question (``why`` question, value) whose derivation it shows when clicked, and whether it
+    is a label drawn faint (earth's branches around the square)."""
+
+    text: str
+    ask: Optional[tuple[str, Optional[str]]] = None
+    note: str = ""
+    faint: bool = False
+
+    @property
+    def plain(self) -> str:
+        return self.note + self.text
+
+
+@dataclass
+class Section:
+    """One part of the board: a title and rows of cells. A ``grid`` aligns its cells in columns
+    (``labels`` name them; ``stack`` rows at a time draw one thing each, as a lesson's three);
+    other rows are cells joined by ``sep`` and wrapped at :data:`WIDTH` columns."""
+
+    key: str
+    title: str
+    rows: list[list[Optional[Cell]]] = field(default_factory=list)
+    sep: str = " "
+    grid: bool = False
+    stack: int = 1
+    labels: tuple[str, ...] = ()
+    align: str = "<"
+
+
+def columns(text: str) -> int:
+    """The terminal columns ``text`` takes: two for a wide (CJK) character, one otherwise."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int, align: str) -> str:
+    space = " " * (width - columns(text))
+    return space + text if align == ">" else text + space
+
+
+# the sections ---------------------------------------------------------------------------
+def header_section(chart: "Chart", lang: str, options: dict) -> Section:
+    """The day, 月將 and hour, 晝夜, 貴人 and its direction, 旬空 and the school; a dated chart's
+    calendar; the querent, the month's 旺相, the day's marks."""
+    w = WORDS[lang]
+    run = w["forward"] if chart.direction == "順" else w["backward"]
+    rows = [[Cell(f"{chart.day}日 {chart.jiang}將 {chart.hour}時", ("jiang", None)),
+             Cell(w["day"] if chart.daytime else w["night"]),
+             Cell(f"{w['noble']} {chart.noble} {run}", ("noble", None)),
+             Cell(f"{w['void']} {''.join(chart.void)}", ("void", chart.void[0]) if chart.void else None),
+             Cell(f"{w['school']}: {chart.session.name}")]]
+    if chart.moment is not None:
+        rows.append([Cell(text) for text in calendar_cells(chart, w)])
+        if options.get("explain_calendar"):
+            reasons = chart.moment.reasons()
+            if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
+                reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
+            rows += [[Cell(reason)] for reason in reasons.values()]
+    rows += [[Cell(part) for part in life_parts(chart, lang)]] if chart.life else []
+    rows += [[Cell(line)] for line in (strength_line(chart, lang),) if line]
+    spirits = {s for _, _, s in chart.spirits}
+    marks = [Cell(text, ("spirit" if mark in spirits else "day_mark", mark)) for mark, text in mark_items(chart, lang)]
+    return Section("header", "", rows + ([marks] if marks else []), sep=" · ")
+
+
+def plates_section(chart: "Chart", lang: str, options: dict) -> Section:
+    """The 天地盤 square: in each palace heaven's branch with its general; earth's branches frame
+    it (巳午未申 above, 寅丑子亥 below, 辰卯 on the left, 酉戌 on the right), each beside the
+    palace it names, as the earth plate is drawn around the heaven plate."""
+    def palace(earth: str) -> Cell:
+        heaven = chart.heaven.get(earth, "？")
+        return Cell(heaven, ("general", heaven), _short(chart, chart.generals.get(heaven)))
+
+    top, *sides, bottom = SQUARE
+    def earth(branch: str) -> Cell:
+        return Cell(branch, faint=True)
+
+    rows: list[list[Optional[Cell]]] = [[None, *map(earth, top), None], [None, *map(palace, top), None]]
+    rows += [[earth(left), palace(left), None, None, palace(right), earth(right)] for left, _, _, right in sides]
+    rows += [[None, *map(palace, bottom), None], [None, *map(earth, bottom), None]]
+    return Section("plates", WORDS[lang]["plates"], rows, grid=True, align=">")
+
+
+def lessons_section(chart: "Chart", lang: str, options: dict) -> Section:
+    """四課 right to left: each column the general, the upper and the lower of one lesson."""
+    lessons = list(reversed(chart.lessons))
+    rows = [[Cell(_short(chart, l.general), (f"lesson{l.number}", None)) for l in lessons],
+            [Cell(l.upper, (f"lesson{l.number}", None)) for l in lessons],
+            [Cell(l.lower, (f"lesson{l.number}", None)) for l in lessons]]
+    return Section("lessons", WORDS[lang]["lessons"], rows, grid=True, stack=3)
+
+
+def transmissions_section(chart: "Chart", lang: str, options: dict) -> Section:
+    """三傳 top to bottom, in labelled columns: 六親 遁干 支 天將 旺相 長生 旬空; 旺相 only when the
+    month is known, 旬空 only when a transmission is void."""
+    w = WORDS[lang]
+    if not chart.transmissions:
+        return Section("transmissions", w["transmissions"], [[Cell(w["undecided"])]])
+
+    def known(table: dict, question: str, branch: str) -> Cell:
+        return Cell(table.get(branch, ""), (question, branch) if branch in table else None)
+
+    rows = []
+    for t in chart.transmissions:
+        key = (POSITION_KEYS[t.position - 1], None)
+        rows.append(dict(zip(("position", *w["columns"]), (
+            Cell(POSITION_NAMES[lang][t.position - 1], key), Cell(t.kin or "", key), Cell(t.hidden_stem or "", key),
+            Cell(t.branch, key), Cell(t.general or "", ("general", t.branch)), known(chart.strength, "strength", t.branch),
+            known(chart.stages, "stage", t.branch), Cell(w["empty"], ("void", t.branch)) if t.void else Cell("")))))
+    strength, void = w["columns"][4], w["columns"][6]
+    shown = [c for c in w["columns"] if (c != strength or chart.strength)
+             and (c != void or any(t.void for t in chart.transmissions))]
+    return Section("transmissions", w["transmissions"], [[row[c] for c in ("position", *shown)] for row in rows],
+                   sep="  ", grid=True, labels=tuple(shown))
+
+
+def generals_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
+    """Each general of the lessons and transmissions (all twelve with ``all_generals``): the
+    branch it rides over its earth palace and the states it is in there (``general_state``)."""
+    preds = chart.session.kb.program.preds
+    if "general_seat" not in preds or "general_state" not in preds:
+        return None
+    seats = {g: (b, p) for g, b, p in chart.rows("general_seat")}
+    states: dict[str, list[str]] = defaultdict(list)
+    for general, state in chart.rows("general_state"):
+        states[general].append(state)
+    shown = [t.general for t in chart.transmissions] + [l.general for l in reversed(chart.lessons)]
+    if options.get("all_generals"):
+        shown += sorted(seats, key=lambda g: seats[g][1])
+    groups = {f"{g} {seats[g][0]}臨{seats[g][1]}:": [Cell(s, ("pattern", s)) for s in states[g]] or [Cell("—")]
+              for g in dict.fromkeys(shown) if g in seats}
+    return Section("generals", WORDS[lang]["generals"], [_grouped(groups)]) if groups else None
+
+
+def _drawn_states(sections: list[Section]) -> set[str]:
+    return {c.text for s in sections if s.key == "generals" for row in s.rows for c in row if c and c.ask}
+
+
+def keti_section(chart: "Chart", lang: str, options: dict) -> Section:
+    """課體: the method and its names, then every other 課體 of the chart."""
+    shown = {chart.method, *chart.subnames}
+    return Section("keti", WORDS[lang]["keti"], [[Cell(method_name(chart), ("method", None))]
+                                                  + [Cell(k, ("keti", k)) for k in chart.keti if k not in shown]],
+                   sep=" · ")
+
+
+def _grouped(groups: dict[str, list[Cell]]) -> list[Cell]:
+    """Groups run on in one row: 刑: 刑中有害 支刑 · 合: 三合."""
+    return [c for i, (name, cells) in enumerate(groups.items()) for c in [Cell(("· " if i else "") + name)] + cells]
+
+
+def patterns_section(chart: "Chart", lang: str, options: dict, drawn: set[str] = frozenset()) -> Optional[Section]:
+    """課格 by group (a general's state drawn with its general is not repeated), and what relieves them."""
+    w = WORDS[lang]
+    groups: dict[str, list[Cell]] = {}
+    for group, pattern in chart.patterns:
+        if pattern not in drawn:
+            groups.setdefault(f"{group}:", []).append(Cell(pattern, ("pattern", pattern)))
+    rows = [_grouped(groups)] if groups else []
+    if chart.reliefs:
+        rows.append([Cell(f"{w['relief']}:")] + [Cell(f"{p}←{r}", ("pattern", p)) for p, r in chart.reliefs])
+    return Section("patterns", w["patterns"], rows) if rows else None
+
+
+def bifa_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
+    """The lines of the 畢法賦 the chart meets, by number."""
+    row = [Cell(f"{n}. {f}", ("bifa", f)) for n, f in chart.bifa]
+    return Section("bifa", WORDS[lang]["bifa"], [row], sep=" · ") if row else None
+
+
+def spirits_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
+    """The spirits on 干上, 支上, the 三傳 and 年命 (every place with ``all_spirits``), grouped by
+    what they are reckoned from (``spirit_key``: year, month, season, day), then by the branch
+    they fall on, its places said once, each with its 吉/凶 where the seeds say (``spirit_omen``):
+    ``月: 寅(干陰·中傳) 月德吉 亡神 · 午(干上·初傳) 信煞``. The day's marks (日祿, 日德) are on
+    the header's marks line."""
+    w = WORDS[lang]
+    source, preds = chart.session.source(chart.id), chart.session.kb.program.preds
+    keys: dict[str, set] = defaultdict(set)
+    for spirit, key in source.query("spirit_key", [None, None]) if "spirit_key" in preds else ():
+        keys[spirit].add(key)
+    omen, marks = spirit_omens(chart), day_marks(chart)
+    places: dict[str, list[str]] = defaultdict(list)
+    falls: dict[str, set[tuple[str, str]]] = defaultdict(set)  # origin → (branch, spirit)
+    for where, branch, spirit in chart.spirits:
+        if spirit not in marks:
+            places[branch].append(where) if where not in places[branch] else None
+            origin = "·".join(o for o, ks in ORIGINS if keys[spirit] & set(ks)) or w["unkeyed"]
+            falls[origin].add((branch, spirit))
+    shown = {b for b, wheres in places.items() if options.get("all_spirits") or set(wheres) & set(SHORT_PLACES)}
+    order = {o: i for i, (o, _) in enumerate(ORIGINS)}
+    names = w["origin"]
+    rows = []
+    for origin in sorted(falls, key=lambda o: (order.get(o, len(order)), o.count("·"), o)):
+        by_branch: dict[str, list[Cell]] = {}
+        for branch, spirit in sorted(falls[origin], key=lambda x: (chart_place(places[x[0]]), x)):
+            if branch in shown:
+                by_branch.setdefault(f"{branch}({'·'.join(places[branch])})", []).append(
+                    Cell(spirit + omen.get(spirit, ""), ("spirit", spirit)))
+        if by_branch:
+            rows.append([Cell(f"{'·'.join(names.get(o, o) for o in origin.split('·'))}:")] + _grouped(by_branch))
+    return Section("spirits", w["spirits"], rows) if rows else None
+
+
+def chart_place(wheres: list[str]) -> int:
+    """Where a branch first shows, in the board's order (干上 干陰 支上 支陰 初傳 中傳 末傳 本命 行年)."""
+    order = ("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳", "本命", "行年")
+    return min((order.index(x) for x in wheres if x in order), default=len(order))
+
+
+SECTIONS: tuple[Callable[..., Optional[Section]], ...] = (
+    header_section, plates_section, lessons_section, transmissions_section, generals_section,
+    keti_section, patterns_section, bifa_section, spirits_section)
+
+
+def sections(chart: "Chart", lang: str = "zh", **options) -> list[Section]:
+    """The board's sections in order (options: ``explain_calendar``, ``all_generals``,
+    ``all_spirits``); a section with nothing to show is left out."""
+    built: list[Section] = []
+    for make in SECTIONS:
+        extra = {"drawn": _drawn_states(built)} if make is patterns_section else {}
+        section = make(chart, lang, options, **extra)
+        if section is not None:
+            built.append(section)
+    return built
+
+
+TABLE_LABELS = {"zh": ("日", "轉數", "將加時", "課法", "課名", "三傳"),
+                "en": ("day", "offset", "general over hour", "method", "names", "transmissions")}
+
+
+def table_lines(charts: list["Chart"], lang: str = "zh") -> list[str]:
+    """Charts one a line under labelled columns: day, offset, 「寅加午」 (the 月將 over the hour),
+    method, its names, 三傳."""
+    title, *labels = TABLE_LABELS[lang]
+    rows = [[Cell(c.day), Cell(str(c.offset)), Cell(f"{c.jiang}加{c.hour}"), Cell(c.method or "—"),
+             Cell("·".join(n for n in c.subnames if n != c.method) or "—"), Cell(c.sanchuan or "—")] for c in charts]
+    return section_lines(Section("table", title, rows, sep="  ", grid=True, labels=tuple(labels)))
+
+
+# the board as text ----------------------------------------------------------------------
+def _wrap(cells: list[str], sep: str, indent: str, first: Optional[str] = None) -> list[str]:
+    """Cells joined by ``sep`` in lines of at most WIDTH columns, broken between cells, or between
+    the words of a cell too long for a line; the first line starts with ``first`` (default
+    ``indent``), the others with ``indent`` and four spaces more."""
+    pieces: list[tuple[str, str]] = []  # (what joins it to the one before, text)
+    for i, cell in enumerate(cells):
+        words = cell.split(" ") if columns(indent + "    " + cell) > WIDTH else [cell]
+        pieces += [(sep if i else "", words[0])] + [(" ", word) for word in words[1:]]
+    lines, line = [], (indent if first is None else first) + pieces[0][1]
+    for joint, piece in pieces[1:]:
+        if columns(line + joint + piece) > WIDTH:
+            group = piece.startswith("· ") and columns(line) + 2 <= WIDTH  # a new group: its dot ends the line
+            lines.append(line + (" ·" if group else ""))
+            line = indent + "    " + (piece[2:] if group else piece)
+        else:
+            line += joint + piece
+    return lines + [line]
+
+
+def _grid_lines(section: Section) -> list[str]:
+    rows = [["", *section.labels]] if section.labels else []
+    rows += [[c.plain if c else "" for c in row] for row in section.rows]
+    width = [max(columns(row[i]) for row in rows if i < len(row)) for i in range(max(map(len, rows)))]
+    lines = ["  " + section.sep.join(_pad(text, width[i], section.align) for i, text in enumerate(row)).rstrip()
+             for row in rows]
+    if section.labels:  # the title heads the first column: 三傳  六親 遁干 …
+        lines[0] = _pad(section.title, 2 + width[0], "<") + lines[0][2 + width[0]:]
+    return lines
+
+
+def section_lines(section: Section) -> list[str]:
+    """One section as the terminal shows it."""
+    if section.grid:
+        return ([] if section.labels else [f"{section.title}:"]) + _grid_lines(section)
+    rows = [[c.plain for c in row if c] for row in section.rows]
+    if not section.title:  # the header: its first line flush left
+        return _wrap(rows[0], section.sep, "") + [l for row in rows[1:] for l in _wrap(row, section.sep, "  ")]
+    indent = " " * min(columns(section.title) + 2, 8)  # rows under the first, which follows the title
+    return (_wrap(rows[0], section.sep, indent, f"{section.title}: ")
+            + [l for row in rows[1:] for l in _wrap(row, section.sep, indent)])
 
 
 def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = False, all_generals: bool = False,
-                 question: Optional[str] = None) -> str:
-    """The chart drawn for the terminal: header (a dated chart's calendar in one line, or with every
-    reason), 四課, 三傳, spirits, generals, patterns, 天地盤, and the 斷 of a chart cast with a matter."""
+                 all_spirits: bool = False, question: Optional[str] = None) -> str:
+    """The board for the terminal: the sections in order, no line over WIDTH columns, then the 斷 of
+    a chart cast with a matter."""
     from .judgement import judgement_lines
 
-    w = WORDS[lang]
-    when = w["day"] if chart.daytime else w["night"]
-    run = w["forward"] if chart.direction == "順" else w["backward"]
-    lines = [f"{chart.day}日 {chart.jiang}將 {chart.hour}時  ({when}; {w['noble']} {chart.noble} {run})"
-             f"  {w['void']} {''.join(chart.void)}  [{w['school']}: {chart.session.name}]"]
-    if chart.moment is not None:
-        lines.append(calendar_line(chart, w))
-    if chart.moment is not None and explain_calendar:
-        reasons = chart.moment.reasons()
-        if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
-            reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
-        lines += [f"  {reason}" for reason in reasons.values()]
-    lines += [f"  {line}" for line in (life_line(chart, lang), strength_line(chart, lang), marks_line(chart, lang)) if line]
-    lessons = list(reversed(chart.lessons))
-    lines += ["", f"{w['lessons']}:",
-              "  " + "  ".join(_short(chart, l.general) for l in lessons),
-              "  " + "  ".join(l.upper for l in lessons),
-              "  " + "  ".join(l.lower for l in lessons)]
-    lines += ["", f"{w['transmissions']}: {method_line(chart)}"]
-    for t in chart.transmissions:
-        void = " (空)" if t.void else ""
-        mark = transmission_mark(chart, t.branch)
-        lines.append(f"  {POSITION_NAMES[lang][t.position - 1]}  {t.kin or '　　'} {t.hidden_stem or '　'} {t.branch} {t.general or ''}{void}"
-                     + (f"  {mark}" if mark else ""))
-    if not chart.transmissions:
-        lines.append("  — (no rule gives the transmissions; ask why-not initial)")
-    lines += _spirits_and_patterns(chart, w, all_generals)
-    if chart.bifa:
-        lines += ["", f"{w['bifa']}:"] + [f"  {n:>3}. {f}" for n, f in chart.bifa]
-    lines += ["", f"{w['plates']}:"]
-    for row in SQUARE:
-        top = "  ".join((_short(chart, chart.generals.get(chart.heaven.get(e))) if e else "　") for e in row)
-        mid = "  ".join((chart.heaven.get(e, "？") if e else "　") for e in row)
-        low = "  ".join((e if e else "　") for e in row)
-        lines += ["  " + top, "  " + mid, "  " + low, ""]
-    return "\n".join(lines + judgement_lines(chart, lang, question)).rstrip()
+    built = sections(chart, lang, explain_calendar=explain_calendar, all_generals=all_generals,
+                     all_spirits=all_spirits)
+    return "\n".join([line for section in built for line in section_lines(section)]
+                     + judgement_lines(chart, lang, question))

@@ -15,8 +15,8 @@ import html
 import re
 from typing import TYPE_CHECKING, Optional
 
-from .board import POSITION_NAMES, SQUARE, WORDS
-from .lesson import CONCLUSION_STEPS, Step, cite, header, lesson_steps, number
+from .board import Cell, Section, sections
+from .lesson import CONCLUSION_STEPS, Step, cite, lesson_steps
 from .picture import render
 from .tree import render as render_tree
 from .view import compact
@@ -26,45 +26,89 @@ if TYPE_CHECKING:
 
     from liuren_logic.chart import Chart
 
+ZOOM = 1.2  # the picture's scale on screen: node text of 11 px (explain/svg.py) is 13.2 px
 CONCLUSIONS = ("lesson1", "lesson2", "lesson3", "lesson4", "method", "initial", "middle", "final")
 PAGE_WORDS = {
-    "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解",
-           "derivation": "推導", "method": "課法", "lesson_n": "第{n}課", "title": "大六壬 {chart}",
-           "why": "何以{what}？"},
+    "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解", "title": "大六壬 {chart}",
+           "why": "何以{what}？", "steps_of": "講解共{n}步，此為第{which}步：", "sep": "、", "whole": "全部講解",
+           "smaller": "縮小", "larger": "放大", "whole_picture": "全圖"},
     "en": {"hint": "Click any conclusion (a lesson, a transmission, the method) to see its derivation.",
-           "tree": "Derivation as text", "lesson": "Lesson", "derivation": "Derivation", "method": "method",
-           "lesson_n": "lesson {n}", "title": "Da Liu Ren {chart}", "why": "Why {what}?"},
+           "tree": "Derivation as text", "lesson": "Lesson", "title": "Da Liu Ren {chart}", "why": "Why {what}?",
+           "steps_of": "Steps {which} of the lesson's {n}:", "sep": ", ", "whole": "the whole lesson",
+           "smaller": "smaller", "larger": "larger", "whole_picture": "whole"},
 }
 CSS = """
 .liuren-page{font-family:"Noto Sans CJK TC","Noto Sans TC","PingFang TC","Microsoft JhengHei",sans-serif;
   color:#222;max-width:1100px;margin:0 auto;line-height:1.5}
 .liuren-page h1{font-size:1.3em;margin:.4em 0}
 .liuren-page .lr-head{color:#555;margin-bottom:.8em}
-.liuren-page .lr-board{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}
-.liuren-page .lr-board h2{font-size:1em;color:#666;margin:.2em 0 .4em}
+.liuren-page .lr-board{display:grid;grid-template-columns:auto minmax(0,1fr);gap:.4em 1.6em;align-items:start}
+.liuren-page .lr-plates{grid-row:span 2}
 .liuren-page button{font:inherit;cursor:pointer;border:1px solid #c9d3e0;background:#f7f9fc;border-radius:6px;
   padding:.2em .5em;color:inherit}
 .liuren-page button:hover{background:#e8f0fe}
 .liuren-page button.lr-on{background:#fff1c7;border-color:#b07d00}
-.liuren-page .lr-lessons{display:flex;gap:.4em}
-.liuren-page .lr-lesson{display:flex;flex-direction:column;align-items:center;font-size:1.4em;line-height:1.3}
-.liuren-page .lr-lesson small,.liuren-page .lr-cell small{font-size:.6em;color:#777}
-.liuren-page .lr-trans button{display:block;width:100%;text-align:left;margin:.2em 0;font-size:1.1em}
-.liuren-page .lr-trans .lr-pos{color:#777;font-size:.8em;margin-right:.6em}
-.liuren-page .lr-method{font-size:1.1em;margin-bottom:.4em}
-.liuren-page .lr-square{display:grid;grid-template-columns:repeat(4,3.4em);grid-auto-rows:3.6em;gap:2px}
-.liuren-page .lr-cell{border:1px solid #ddd;display:flex;flex-direction:column;align-items:center;
-  justify-content:center;line-height:1.15;font-size:1.2em}
-.liuren-page .lr-cell.lr-void{border:none}
-.liuren-page .lr-center{grid-column:2/4;grid-row:2/4;display:flex;align-items:center;justify-content:center;
-  color:#999;font-size:.9em;border:none}
+.liuren-page .lr-sec{min-width:0}
+.liuren-page .lr-header,.liuren-page .lr-generals,.liuren-page .lr-keti,.liuren-page .lr-patterns,
+.liuren-page .lr-bifa,.liuren-page .lr-spirits{grid-column:1/-1}
+.liuren-page .lr-sec h2{font-size:.9em;color:#666;margin:.3em 0 .2em}
+.liuren-page .lr-sec p{margin:.15em 0}
+.liuren-page .lr-sec p button{padding:0 .25em;margin:.1em 0}
+.liuren-page .lr-header p:first-child{font-size:1.15em}
+.liuren-page .lr-grid{display:grid;gap:3px;align-items:center;justify-items:center;justify-content:start}
+.liuren-page .lr-grid small{font-size:.6em;color:#777;margin-right:.1em}
+.liuren-page .lr-plates .lr-grid{font-size:1.6em}
+.liuren-page .lr-plates .lr-grid button{width:2.5em;height:2.1em;padding:0}
+.liuren-page .lr-plates .lr-grid span{min-width:2.5em;text-align:center}
+.liuren-page .lr-plates .lr-grid span.lr-faint{color:#999;font-size:.75em;min-width:0}
+.liuren-page .lr-plates .lr-grid span:empty{min-width:0}
+.liuren-page .lr-lessons .lr-grid{font-size:1.4em}
+.liuren-page .lr-lessons .lr-grid button{line-height:1.25;padding:.1em .45em}
+.liuren-page .lr-transmissions .lr-grid{font-size:1.1em;gap:2px .5em;justify-items:start}
+.liuren-page .lr-transmissions .lr-grid button{border-color:transparent;background:none;padding:0 .1em}
+.liuren-page .lr-label{font-size:.75em;color:#777}
+.liuren-page .lr-grid>*{white-space:nowrap}
+@media (max-width:560px){.liuren-page .lr-board{grid-template-columns:minmax(0,1fr)}
+  .liuren-page .lr-plates{grid-row:auto}}
 .liuren-page .lr-panel{margin-top:1.2em;border-top:2px solid #e4e8ee;padding-top:.8em}
-.liuren-page .lr-panel figure{margin:.6em 0;overflow:auto;max-height:80vh;border:1px solid #eee}
-.liuren-page .lr-panel svg{height:auto}
+.liuren-page .lr-deriv{display:flex;flex-wrap:wrap;gap:.8em;align-items:flex-start}
+.liuren-page .lr-told{flex:1 1 16em;min-width:0}
+.liuren-page .lr-figure{flex:2 1 20em;min-width:0}
+.liuren-page .lr-figure figure{margin:.2em 0;overflow:auto;max-height:75vh;border:1px solid #eee;cursor:grab}
+.liuren-page .lr-figure svg{height:auto;display:block}
+.liuren-page .lr-zoom button{font-size:.8em;padding:0 .5em;margin-right:.3em}
+.liuren-page .lr-which{color:#555;font-size:.9em;margin:.2em 0}
 .liuren-page .lr-steps li{margin:.3em 0}
 .liuren-page .lr-cite{color:#8a6d00;font-size:.85em}
 .liuren-page pre{font-size:.8em;overflow:auto;background:#fafafa;padding:.6em}
 """
+ZOOM_SCRIPT = """
+(function(){
+  if(window.lrZoom) return; window.lrZoom = true;
+  window.lrCentre = function(box){  // a picture opens on its root: the top of it, in the middle
+    box.querySelectorAll('.lr-figure figure').forEach(function(f){ f.scrollLeft = (f.scrollWidth - f.clientWidth) / 2; });
+  };
+  document.addEventListener('click', function(e){
+    var b = e.target.closest('button[data-zoom]');
+    var box = b && b.closest('.lr-figure'), svg = box && box.querySelector('svg[data-width]');
+    if(!svg) return;
+    var figure = svg.parentElement, now = parseFloat(box.style.getPropertyValue('--lr-zoom')) || %s;
+    var z = b.getAttribute('data-zoom');
+    var next = z === 'fit' ? figure.clientWidth / parseFloat(svg.getAttribute('data-width')) : now * parseFloat(z);
+    box.style.setProperty('--lr-zoom', Math.max(0.2, Math.min(4, next)).toFixed(3));
+    window.lrCentre(box);
+  });
+  var drag = null;
+  document.addEventListener('pointerdown', function(e){
+    var figure = e.target.closest('.lr-figure figure');
+    if(figure && e.button === 0) drag = {f: figure, x: e.clientX, y: e.clientY, l: figure.scrollLeft, t: figure.scrollTop};
+  });
+  document.addEventListener('pointermove', function(e){
+    if(drag){ drag.f.scrollLeft = drag.l - (e.clientX - drag.x); drag.f.scrollTop = drag.t - (e.clientY - drag.y); }
+  });
+  document.addEventListener('pointerup', function(){ drag = null; });
+})();
+""" % ZOOM
 SCRIPT = """
 (function(){
   var root = (document.currentScript && document.currentScript.parentElement)
@@ -75,6 +119,7 @@ SCRIPT = """
     if(!t || !panel) return;
     panel.replaceChildren(t.content.cloneNode(true));
     panel.setAttribute('data-showing', key);
+    if(window.lrCentre) window.lrCentre(panel);
     root.querySelectorAll('button[data-key]').forEach(function(b){
       b.classList.toggle('lr-on', b.getAttribute('data-key') === key);
     });
@@ -109,56 +154,69 @@ def inline_svg(svg: bytes | str) -> str:
     text = re.sub(r'\s+xmlns(:\w+)?="[^"]*"', "", text)
     text = re.sub(r'\s+[\w:-]+="[^"]*https?:[^"]*"', "", text)  # anything else that names an address
 
-    def size(match: re.Match) -> str:
+    def size(match: re.Match) -> str:  # drawn at ZOOM times its size (text of 11 px at 13), zoomable
         tag = re.sub(r'\s(width|height)="[^"]*"', "", match.group(0))
-        width = re.search(r'\swidth="([^"]*)"', match.group(0))
-        return tag[:-1] + (f' style="max-width:{width.group(1)};width:100%"' if width else "") + ">"
+        width = re.search(r'\swidth="([\d.]+)(px|pt)?"', match.group(0))
+        if not width:
+            return tag
+        px = float(width.group(1)) * (4 / 3 if width.group(2) == "pt" else 1)
+        return tag[:-1] + f' data-width="{px:.0f}" style="width:calc(var(--lr-zoom, {ZOOM}) * {px:.0f}px)">'
 
     return re.sub(r"<svg\b[^>]*>", size, text, count=1).strip()
 
 
 # the chart --------------------------------------------------------------------------
-def _short(chart: "Chart", general: Optional[str]) -> str:
-    from .board import _short as short
-
-    return short(chart, general)
+def _inner(cell: Cell) -> str:
+    return (f"<small>{esc(cell.note)}</small>" if cell.note else "") + esc(cell.text)
 
 
-def _button(key: str, inner: str, cls: str = "") -> str:
-    return f'<button type="button" class="{cls}" data-key="{key}">{inner}</button>'
+def _cell_html(cell: Cell, every: bool) -> str:
+    return f'<span class="lr-faint">{_inner(cell)}</span>' if cell.faint else _asking(cell.ask, _inner(cell), every)
 
 
-def board_html(chart: "Chart", lang: str = "zh") -> str:
-    """四課 right to left, 三傳 top to bottom, the 天地盤 square; conclusions are buttons."""
-    w, p = WORDS[lang], PAGE_WORDS[lang]
-    lessons = "".join(
-        _button(f"lesson{l.number}", f"<small>{esc(_short(chart, l.general))}</small>{esc(l.upper)}<br>{esc(l.lower)}"
-                f"<small>{esc(p['lesson_n'].format(n=number(l.number, lang)))}</small>", "lr-lesson")
-        for l in reversed(chart.lessons))
-    names = "·".join(n for n in chart.subnames if n != chart.method)
-    method = _button("method", esc(" ".join(x for x in (chart.method or "—", names) if x)), "lr-method")
-    rows = "".join(
-        _button(("initial", "middle", "final")[t.position - 1],
-                f'<span class="lr-pos">{esc(POSITION_NAMES[lang][t.position - 1])}</span>'
-                f"{esc(t.kin or '')} {esc(t.hidden_stem or '')} <b>{esc(t.branch)}</b> {esc(t.general or '')}"
-                + (f" ({esc(w['void'])})" if t.void else ""))
-        for t in chart.transmissions)
-    cells = []
-    for row in SQUARE:
-        for earth in row:
-            if earth is None:
-                continue
-            heaven = chart.heaven.get(earth, "？")
-            cells.append(f'<button type="button" class="lr-cell" data-q="general" data-value="{esc(heaven)}">'
-                         f"<small>{esc(_short(chart, chart.generals.get(heaven)))}</small>"
-                         f"{esc(heaven)}<small>{esc(earth)}</small></button>")
-    # grid order: the top row, then each side row's left and right cells, then the bottom row
-    square = "".join(cells[:4]) + cells[4] + f'<div class="lr-center">{esc(w["plates"])}</div>' + cells[5]
-    square += "".join(cells[6:8]) + "".join(cells[8:])
-    return (f'<div class="lr-board">'
-            f'<section><h2>{esc(w["lessons"])}</h2><div class="lr-lessons">{lessons}</div></section>'
-            f'<section class="lr-trans"><h2>{esc(w["transmissions"])}</h2>{method}{rows}</section>'
-            f'<section><h2>{esc(w["plates"])}</h2><div class="lr-square">{square}</div></section></div>')
+def _asking(ask: Optional[tuple], inner: str, every: bool) -> str:
+    """``inner`` in a button that asks for a derivation (a conclusion of the page's templates by
+    ``data-key``; with ``every``, any question by ``data-q``), else as plain text."""
+    question, value = ask or (None, None)
+    if question in CONCLUSIONS:
+        return f'<button type="button" class="" data-key="{question}">{inner}</button>'
+    if question and every:
+        return f'<button type="button" class="" data-q="{esc(question)}" data-value="{esc(value or "")}">{inner}</button>'
+    return f"<span>{inner}</span>"
+
+
+def _grid_html(section: Section, every: bool) -> str:
+    """A grid section as a CSS grid: each column of ``stack`` rows one cell (a lesson: its
+    general, upper and lower), labels above."""
+    width = max(len(row) for row in section.rows)
+    cells = [f'<span class="lr-label">{esc(x)}</span>' for x in ("", *section.labels)] if section.labels else []
+    for top in range(0, len(section.rows), section.stack):
+        block = section.rows[top:top + section.stack]
+        for i in range(width):
+            stacked = [row[i] for row in block if i < len(row) and row[i] is not None]
+            if not stacked:
+                cells.append("<span></span>")
+            else:
+                cells.append(_asking(stacked[0].ask, "<br>".join(map(_inner, stacked)), every)
+                             if len(stacked) > 1 else _cell_html(stacked[0], every))
+    return (f'<div class="lr-grid" style="grid-template-columns:repeat({width},auto)">{"".join(cells)}</div>')
+
+
+def section_html(section: Section, every: bool = False) -> str:
+    """One section of the board (:func:`board.sections`) as HTML, in the text board's words."""
+    title = f"<h2>{esc(section.title)}</h2>" if section.title else ""
+    if section.grid:
+        body = _grid_html(section, every)
+    else:
+        sep = esc(section.sep)
+        body = "".join("<p>" + sep.join(_cell_html(c, every) for c in row if c) + "</p>" for row in section.rows)
+    return f'<section class="lr-sec lr-{section.key}">{title}{body}</section>'
+
+
+def board_html(chart: "Chart", lang: str = "zh", every: bool = False, **options) -> str:
+    """The board's sections in the text board's order, each conclusion a button (every cell
+    that names a question with ``every``, as the app does)."""
+    return f'<div class="lr-board">{"".join(section_html(s, every) for s in sections(chart, lang, **options))}</div>'
 
 
 # the derivations ----------------------------------------------------------------------
@@ -175,20 +233,30 @@ def conclusion_title(chart: "Chart", key: str, graph: "Digraph", lang: str) -> s
 
 
 def picture_html(graph: "Digraph", lang: str = "zh", engine: Optional[str] = None) -> str:
-    """The reader's view of a derivation as an inline SVG figure."""
-    return f"<figure>{inline_svg(render(compact(graph), 'svg', lang, engine=engine))}</figure>"
+    """The reader's view of a derivation as an inline SVG figure at a readable size, in a box
+    that scrolls (drag to pan) with buttons to zoom out, in and to the whole picture."""
+    p = PAGE_WORDS[lang]
+    tools = "".join(f'<button type="button" data-zoom="{z}">{esc(p[name])}</button>'
+                    for z, name in (("0.8", "smaller"), ("1.25", "larger"), ("fit", "whole_picture")))
+    return (f'<div class="lr-figure"><div class="lr-zoom">{tools}</div>'
+            f"<figure>{inline_svg(render(compact(graph), 'svg', lang, engine=engine))}</figure></div>")
 
 
 def derivation_html(chart: "Chart", key: str, steps: list[Step], lang: str = "zh", engine: Optional[str] = None,
-                    value: Optional[str] = None) -> str:
-    """What the panel shows for one conclusion (``key``, or a relation and its ``value``):
-    its lesson steps, its graph, its text tree."""
+                    value: Optional[str] = None, whole: bool = False) -> str:
+    """What the panel shows for one conclusion (``key``, or a relation and its ``value``): its
+    steps of the lesson, numbered as in the lesson (and, with ``whole``, the whole lesson
+    folded), beside its picture; its text tree."""
     graph = chart.session.why(chart, key, value)
     p = PAGE_WORDS[lang]
     numbered = [(i, s) for i, s in enumerate(steps, 1) if s.key in CONCLUSION_STEPS.get(key, ())]
+    which = p["sep"].join(str(i) for i, _ in numbered)
+    caption = (f'<p class="lr-which">{esc(p["steps_of"].format(which=which, n=len(steps)))}</p>' if numbered else "")
+    lesson = (f'<details class="lr-whole"><summary>{esc(p["whole"])}</summary>'
+              f"{steps_html(list(enumerate(steps, 1)), lang)}</details>" if whole else "")
     return (f"<h3>{esc(conclusion_title(chart, key, graph, lang))}</h3>"
-            f"{steps_html(numbered, lang)}"
-            f"{picture_html(graph, lang, engine)}"
+            f'<div class="lr-deriv"><div class="lr-told">{caption}{steps_html(numbered, lang)}{lesson}</div>'
+            f"{picture_html(graph, lang, engine)}</div>"
             f"<details><summary>{esc(p['tree'])}</summary><pre>{esc(render_tree(graph, lang))}</pre></details>")
 
 
@@ -207,10 +275,9 @@ def fragment(chart: "Chart", lang: str = "zh", engine: Optional[str] = None,
     templates = "".join(f'<template data-key="{k}">{derivation_html(chart, k, steps, lang, engine)}</template>'
                         for k in keys)
     return (f'<div class="liuren-page" lang="{"zh-Hant" if lang == "zh" else "en"}"><style>{CSS}</style>'
-            f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: {esc(chart.session.name)}</div>'
             f"{board_html(chart, lang)}"
             f'<aside class="lr-panel"><p>{esc(PAGE_WORDS[lang]["hint"])}</p></aside>'
-            f"{templates}<script>{SCRIPT}</script></div>")
+            f"{templates}<script>{ZOOM_SCRIPT}{SCRIPT}</script></div>")
 
 
 def page(chart: "Chart", lang: str = "zh", engine: Optional[str] = None) -> str:

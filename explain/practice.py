@@ -19,12 +19,12 @@ WORDS = {
 }
 
 
-def life_line(chart: "Chart", lang: str) -> str | None:
-    """本命 戌 (生年庚戌), 上 午 貴人  行年 甲午 (虛歲二十九), 上 寅 勾陳; None without a querent.
+def life_parts(chart: "Chart", lang: str) -> list[str]:
+    """[本命 戌 (生年庚戌), 上 午 貴人, 行年 甲午 (虛歲二十九), 上 寅 勾陳]; none without a querent.
     The year of birth and the 虛歲 are the labels of ``born`` and ``age`` (kb/chart/life.dl), as in the lesson."""
     life, w = chart.life, WORDS[lang]
     if not life:
-        return None
+        return []
     preds = chart.session.kb.program.preds
     parts = []
     for role, point in life["points"].items():
@@ -37,7 +37,7 @@ def life_line(chart: "Chart", lang: str) -> str | None:
         parts.append(f"{what}, {over}")
     if "行年" not in life["points"] and life.get("sex"):
         parts.append(w["no_year"])
-    return "  ".join(parts)
+    return parts
 
 
 def strength_line(chart: "Chart", lang: str) -> str | None:
@@ -47,17 +47,13 @@ def strength_line(chart: "Chart", lang: str) -> str | None:
     return f"{WORDS[lang]['strength']}: " + " ".join(f"{e}{s}" for e, s in chart.element_strength.items())
 
 
-def transmission_mark(chart: "Chart", branch: str) -> str:
-    """The strength and the 長生 stage of a transmission: 死·沐浴."""
-    return "·".join(x for x in (chart.strength.get(branch), chart.stages.get(branch)) if x)
-
-
-def marks_line(chart: "Chart", lang: str) -> str | None:
-    """日祿 酉臨丑 · 日馬 亥臨卯 初傳 …: each mark, the palace it stands over, where it shows."""
+def mark_items(chart: "Chart", lang: str) -> list[tuple[str, str]]:
+    """Each mark and what the board says of it: (日祿, 日用: 日祿 酉臨丑), (日馬, 日馬 亥臨卯 初傳) …: the
+    palace it stands over and where it shows; the first says what the line is."""
     w = WORDS[lang]
-    items = [f"{m['mark']} {m['branch']}{w['falls']}{m['over']}" + (f" {' '.join(m['shows'])}" if m["shows"] else "")
-             for m in chart.marks]
-    return f"{w['marks']}: " + " · ".join(items) if items else None
+    items = [(m["mark"], f"{m['mark']} {m['branch']}{w['falls']}{m['over']}"
+              + (f" {' '.join(m['shows'])}" if m["shows"] else "")) for m in chart.marks]
+    return [(mark, f"{w['marks']}: {text}" if i == 0 else text) for i, (mark, text) in enumerate(items)]
 
 
 def practice_data(chart: "Chart") -> dict:

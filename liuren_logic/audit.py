@@ -88,11 +88,20 @@ class Audit:
         return sorted({d.chart for d in self.differences if conclusion in (None, d.conclusion)})
 
     def summary(self) -> dict[str, int]:
-        """Charts changed, per conclusion."""
+        """Charts changed, per conclusion (those of an audit limited by :meth:`only` count 0)."""
         counts = Counter()
         for conclusion, charts in _group(self.differences).items():
             counts[conclusion] = len(charts)
         return {c: counts.get(c, 0) for c in CONCLUSIONS}
+
+    def only(self, names: Iterable[str]) -> "Audit":
+        """The same audit limited to some conclusions (``三傳``, ``method`` …): their differences, and
+        the rows of the charts that still differ."""
+        names = set(names)
+        kept = [d for d in self.differences if d.conclusion in names]
+        changed = {d.chart for d in kept}
+        return Audit(self.a, self.b, self.charts, kept, self.distinct,
+                     [r for r in self.rows if r["before"]["id"] in changed])
 
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "charts": self.charts, "distinct": self.distinct or self.charts,

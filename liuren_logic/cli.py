@@ -105,6 +105,8 @@ def _cast_options(cast: argparse.ArgumentParser) -> None:
     cast.add_argument("--explain-calendar", action="store_true",
                       help="with --at: every calendar input with the reason it is what it is")
     cast.add_argument("--all", action="store_true", help="the states of all twelve generals, not only those shown")
+    cast.add_argument("--all-spirits", action="store_true",
+                      help="every spirit of the chart, not only those on 干上, 支上, the 三傳 and 年命")
     _school_options(cast)
     _output_options(cast)
 
@@ -128,6 +130,14 @@ def _teach_options(teach: argparse.ArgumentParser) -> None:
     _output_options(teach)
     teach.add_argument("--interactive", action="store_true",
                        help="wait for Enter between steps (when reading a terminal; otherwise print all)")
+    quiz = teach.add_argument_group("the trainer")
+    quiz.add_argument("--quiz", action="store_true",
+                      help="ask the method, the initial, the middle and the final of a chart (the one given, or "
+                           "drawn at random) and answer each wrong choice with its why-not and the lesson's steps")
+    quiz.add_argument("--method", help="with --quiz: draw charts this method decides, e.g. 涉害")
+    quiz.add_argument("--rounds", type=int, default=1, help="with --quiz: how many charts (default 1)")
+    quiz.add_argument("--seed", type=int, help="with --quiz: the random draw's seed (the same charts each time)")
+    quiz.add_argument("--keti", action="store_true", help="with --quiz: also ask one of the chart's 課體 among four")
 
 
 def _page_options(page: argparse.ArgumentParser) -> None:
@@ -140,6 +150,7 @@ def _page_options(page: argparse.ArgumentParser) -> None:
 
 def _table_options(table: argparse.ArgumentParser) -> None:
     table.add_argument("--night", action="store_true", help="night charts (hour 子) instead of day (午)")
+    table.add_argument("--day", help="only this day's twelve charts, e.g. 辛巳")
     _school_options(table)
     _output_options(table)
 
@@ -159,6 +170,8 @@ def _audit_options(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("--cases", type=_file_name, help="a JSON file of worked cases: which reading each follows")
     audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
     audit.add_argument("--html", type=_file_name, help="also write a self-contained HTML report to this file")
+    audit.add_argument("--only", help="only these conclusions, e.g. 三傳 or 三傳,method "
+                                      "(of 三傳 method names generals spirits patterns)")
     _output_options(audit)
 
 
@@ -356,7 +369,7 @@ def cmd_cast(args) -> int:
     if args.json:
         _json(chart_data(chart, args.asked), args)
     else:
-        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all, args.asked), args)
+        _emit(render_chart(chart, args.lang, args.explain_calendar, args.all, args.all_spirits, args.asked), args)
     return 0
 
 
@@ -457,6 +470,17 @@ def cmd_teach(args) -> int:
     from .explain.lesson import compare, follows_line, header, lesson_steps, render_lesson, render_step
 
     session = _session(args)
+    if args.quiz:
+        from .explain.quiz import run
+
+        chart = _chart(session, args, required=False)
+        if chart is not None and args.method:
+            raise InputError("give either a chart or --method to draw charts by, not both")
+        if args.rounds < 1:
+            raise InputError(f"--rounds {args.rounds}: give at least 1")
+        run(session, args.lang, input, lambda text: _emit(text, args), chart, args.rounds, args.method, args.seed,
+            args.keti)
+        return 0
     chart = _chart(session, args)
     steps = lesson_steps(chart, args.lang)
     follows = None
@@ -502,15 +526,19 @@ def cmd_table(args) -> int:
     session = _session(args)
     _keep_to_the_end()
     charts = session.table(daytime=not args.night)  # evaluated as read: the rows rest on a quarter of the rules
+    if args.day is not None:
+        charts = [c for c in charts if c.day == args.day]
+        if not charts:
+            raise InputError(f"--day {args.day}: not a day pillar (one of the sixty, e.g. 辛巳)")
     if args.json:
         from .jsondata import chart_row, document
 
         _json(document("table", {"school": session.name, "daytime": not args.night,
                                  "rows": [chart_row(c) for c in charts]}), args)
     else:
-        lines = [f"{c.day}  {c.offset:>2}  {c.method or '—'}  {'·'.join(c.subnames)}  {c.sanchuan or '—'}"
-                 for c in charts]
-        _emit("\n".join(lines), args)
+        from .explain.board import table_lines
+
+        _emit("\n".join(table_lines(charts, args.lang)), args)
     return 0
 
 
@@ -550,6 +578,10 @@ def cmd_audit(args) -> int:
         other = _session(args, school=args.vs)
     if args.cases is not None:
         return _audit_cases(args, [base, other])
+    only = [name.strip() for name in args.only.split(",")] if args.only else []
+    unknown = [name for name in only if name not in A.CONCLUSIONS]
+    if unknown:
+        raise InputError(f"--only {','.join(unknown)}: the conclusions are {', '.join(A.CONCLUSIONS)}")
     if args.start or args.stop:
         if not (args.start and args.stop):
             raise InputError("give both --from and --to")
@@ -561,6 +593,8 @@ def cmd_audit(args) -> int:
         _keep_to_the_end()  # the table's charts are all kept (a dated audit releases its batches)
     asked = [_audit_chart(base, wanted) for wanted in args.explain]
     audit = A.compare(base, other, inputs_of, _progress_bar() if sys.stderr.isatty() else None, keep=asked)
+    if only:
+        audit = audit.only(only)
     explained = {chart_id: A.explain(base, other, chart_id, _question(audit, chart_id)) for chart_id in asked}
     if args.json:
         from .jsondata import derivation, document

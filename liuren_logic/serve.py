@@ -12,6 +12,9 @@ functions as the command line, from KB relations and derivation graphs:
 ``/api/whynot``    why a conclusion is not ``value`` (``q``, ``value``)
 ``/api/compare``   what another reading (``vs=topic=reading``) changes on this chart, with
                    the derivation under both
+``/api/quiz``      the trainer: a chart drawn at random (``method``: one it decides), its
+                   plates and lessons, the questions and their choices
+``/api/quiz/answer`` the trainer's verdict on a ``choice`` for a ``question`` of a chart
 =================  =====================================================================
 
 Every request is bounded. The query is at most :data:`MAX_QUERY` bytes and names one chart;
@@ -165,7 +168,8 @@ class App:
     """
 
     ROUTES = {"/api/readings": "readings_info", "/api/cast": "cast", "/api/why": "why",
-              "/api/whynot": "whynot", "/api/compare": "compare"}
+              "/api/whynot": "whynot", "/api/compare": "compare", "/api/quiz": "quiz",
+              "/api/quiz/answer": "quiz_answer"}
 
     def __init__(self, school: str = "default"):
         self.sessions = Sessions(school)
@@ -182,7 +186,9 @@ class App:
         return cast_from_options(self.sessions.get(readings), chart_options(fields))
 
     def readings_info(self, fields: dict) -> dict:
-        return {"school": self.sessions.school,
+        from .explain.quiz import methods
+
+        return {"school": self.sessions.school, "methods": methods(self.sessions.get({})),
                 "topics": {t: {"readings": r, "chosen": self.sessions.defaults.get(t, r[0])}
                            for t, r in self.sessions.known.items()}}
 
@@ -202,6 +208,24 @@ class App:
         if not fields.get("value"):
             raise InputError("why-not needs the value asked about (why not 丑?)")
         return refutation(self._chart(fields), _question(fields), fields["value"], _lang(fields))
+
+    def quiz(self, fields: dict) -> dict:
+        import random
+
+        from .explain.app import quiz_page
+        from .explain.quiz import draw
+
+        session = self.sessions.get(self.sessions.readings(fields.get("reading", "")))
+        rng = random.Random()
+        return quiz_page(draw(session, rng, fields.get("method") or None), _lang(fields),
+                         fields.get("keti") in ("1", "true", "on"), rng)
+
+    def quiz_answer(self, fields: dict) -> dict:
+        from .explain.app import quiz_verdict
+
+        if not fields.get("question") or not fields.get("choice"):
+            raise InputError("the quiz answer needs question and choice (question=initial&choice=丑)")
+        return quiz_verdict(self._chart(fields), fields["question"], fields["choice"], _lang(fields))
 
     def compare(self, fields: dict) -> dict:
         from .explain.app import comparison
@@ -301,7 +325,9 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             except Late:
                 return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": f"no answer within {deadline:.0f} s"})
             except LiurenError as error:
-                return self._json(HTTPStatus.BAD_REQUEST, {"error": str(error)})
+                from .explain.app import form_error
+
+                return self._json(HTTPStatus.BAD_REQUEST, form_error(str(error), "en" if "lang=en" in url.query else "zh"))
             except ValueError as error:  # a malformed query string
                 return self._json(HTTPStatus.BAD_REQUEST, {"error": f"cannot read the request: {error}"})
             except Exception as error:  # a bug: one line to the page, the server goes on

@@ -67,5 +67,5 @@ def test_board_and_json_show_the_bifa(session):
 
     chart = session.cast("辛巳", jiang="寅", hour="午")
     text = render_chart(chart)
-    assert "畢法:" in text and "   47. 貴雖在獄宜臨干" in text
+    assert "畢法: 47. 貴雖在獄宜臨干 · 48. " in text
     assert {"number": 47, "line": "貴雖在獄宜臨干"} in chart_data(chart)["bifa"]

@@ -1,8 +1,9 @@
 """The teaching app driven in the system's headless Chromium (Selenium with chromedriver).
 
-Cast from a date, click the initial, ask a why-not, switch a reading; assert what the page
-shows, and take screenshots at desktop and phone widths (kept where ``LIUREN_SCREENSHOTS``
-names a folder, as the README's pictures are made).
+Cast from a date, check the board's header and 課體, click the initial, ask a why-not, switch
+the language and a reading, measure a derivation's text, answer the trainer wrongly; assert
+what the page shows, and take screenshots at desktop and phone widths (kept where
+``LIUREN_SCREENSHOTS`` names a folder, as the README's pictures are made).
 """
 from __future__ import annotations
 
@@ -19,7 +20,16 @@ DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
                                 reason="needs Chromium and chromedriver (apt-get install chromium chromium-driver)")
 
-WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
+WIDTHS = {"desktop": (1366, 900), "phone": (390, 844)}
+SEED = "?at=1998-11-30+12:00&tz=Asia/Shanghai"  # the first seed chart
+# the smallest text of a derivation's boxes as drawn, in CSS px: font size times the picture's scale
+SMALLEST_NODE_TEXT = """
+var svg = document.querySelector('.lr-panel .lr-figure svg');
+var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+var sizes = Array.from(svg.querySelectorAll('g > text')).map(function(t){
+  return parseFloat(getComputedStyle(t).fontSize) * scale; });
+return [sizes.length, Math.min.apply(null, sizes)];
+"""
 
 
 @pytest.fixture(scope="module")
@@ -80,12 +90,20 @@ def test_cast_from_a_date_click_the_initial_and_ask_why_not(app, browser, tmp_pa
 
     browser.get(app)
     wait_for(browser, "select[data-topic]")  # the readings arrived: the script runs
-    browser.execute_script("document.querySelector('input[name=at]').value = '1998-11-30T12:00:00'")
+    browser.execute_script("document.querySelector('input[name=at]').value = '1998-11-30T12:00:00';"
+                           "document.querySelector('input[name=tz]').value = 'Asia/Shanghai'")
     browser.find_element(By.ID, "lr-cast").click()
     head = wait_for(browser, "#lr-board .lr-head", "三傳午寅戌")
     assert "辛巳" in head.text
     board = browser.find_element(By.ID, "lr-board")
-    assert "貴人入獄" in board.text and "天目" in board.get_attribute("textContent")  # spirits folded
+    header = board.find_element(By.CSS_SELECTOR, ".lr-header").text
+    for field in ("辛巳日 寅將 午時", "晝", "貴人 午 逆行", "旬空 申酉", "四柱 戊寅 癸亥 辛巳 甲午", "節 立冬", "中氣 小雪",
+                  "旺相: 水旺", "日祿 酉臨丑"):
+        assert field in header, field
+    assert board.find_element(By.CSS_SELECTOR, ".lr-keti").text.split("\n")[-1] == "賊剋 元首 · 全局 · 天網 · 炎上"
+    assert "貴雖在獄宜臨干" in board.find_element(By.CSS_SELECTOR, ".lr-bifa").text
+    assert "貴人入獄" in board.text and "天目" in board.find_element(By.CSS_SELECTOR, ".lr-spirits").text
+    assert "歲墓" in board.find_element(By.CSS_SELECTOR, ".lr-all").get_attribute("textContent")  # 支陰: folded
     assert screenshot(browser, "board", tmp_path).stat().st_size > 10_000
 
     browser.find_element(By.CSS_SELECTOR, '#lr-board button[data-key="initial"]').click()
@@ -137,3 +155,107 @@ def test_the_board_fits_desktop_and_phone_widths(app, browser, tmp_path, width):
     path = screenshot(browser, f"board_{width}", tmp_path)
     assert png_width(path) >= WIDTHS[width][0] // 2
     browser.set_window_size(*WIDTHS["desktop"])
+
+
+def test_the_other_language_keeps_the_chart_and_what_the_panel_shows(app, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(app + SEED)
+    wait_for(browser, "#lr-board .lr-head", "三傳午寅戌")
+    chart = browser.find_element(By.ID, "lr-board").get_attribute("data-chart")
+    browser.find_element(By.CSS_SELECTOR, '#lr-board button[data-key="initial"]').click()
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    assert "show=why" in browser.current_url
+    browser.find_element(By.ID, "lr-lang").click()
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "en"
+    assert browser.find_element(By.ID, "lr-board").get_attribute("data-chart") == chart
+    assert "kin" in browser.find_element(By.CSS_SELECTOR, ".lr-transmissions").text  # in English
+    assert browser.find_element(By.CSS_SELECTOR, "#lr-board button.lr-on").get_attribute("data-key") == "initial"
+    browser.find_element(By.ID, "lr-lang").click()  # and back, the same again
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "zh-Hant"
+    assert browser.find_element(By.ID, "lr-board").get_attribute("data-chart") == chart
+
+
+def test_now_in_the_browsers_zone_is_the_default_moment(app, browser):
+    from datetime import datetime, timedelta
+
+    from selenium.webdriver.common.by import By
+
+    browser.get(app)
+    wait_for(browser, "select[data-topic]")
+    at, tz, zone, now = browser.execute_script(
+        "var f = document.querySelector('form').elements; var d = new Date();"
+        "return [f.at.value, f.tz.value, Intl.DateTimeFormat().resolvedOptions().timeZone,"
+        " new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19)];")
+    assert tz == zone and abs(datetime.fromisoformat(at) - datetime.fromisoformat(now)) < timedelta(minutes=1)
+    assert browser.find_element(By.ID, "lr-lang").get_attribute("href").endswith("?lang=en")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_derivation_is_readable(app, browser, tmp_path, width):
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(*WIDTHS[width])
+    browser.get(app + SEED + "&show=why:initial")
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    count, smallest = browser.execute_script(SMALLEST_NODE_TEXT)
+    assert count > 5 and smallest >= 12, f"node text {smallest:.1f}px at {width}"
+    steps = browser.find_element(By.CSS_SELECTOR, ".lr-panel .lr-which").text
+    assert "第5、6、8步" in steps  # numbered as in the lesson, and how many there are
+    overflow = browser.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the page is {overflow}px wider than a {width} window"
+    browser.execute_script("document.querySelector('.lr-panel').scrollIntoView()")
+    screenshot(browser, f"derivation_{width}", tmp_path)
+    browser.find_element(By.CSS_SELECTOR, '.lr-panel button[data-zoom="fit"]').click()  # the whole picture
+    fitted = browser.execute_script("var s = document.querySelector('.lr-panel svg');"
+                                    "return s.getBoundingClientRect().width - s.parentElement.clientWidth")
+    assert abs(fitted) <= 2
+    browser.set_window_size(*WIDTHS["desktop"])
+
+
+def test_a_wrong_answer_in_the_trainer_gets_its_why_not(app, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    browser.get(app + SEED)
+    wait_for(browser, '#lr-quiz-method option[value="涉害"]')
+    Select(browser.find_element(By.ID, "lr-quiz-method")).select_by_value("涉害")
+    browser.find_element(By.ID, "lr-quiz").click()
+    wait_for(browser, '.lr-panel[data-showing="quiz"] .lr-question button[data-choice="賊剋"]').click()
+    verdict = wait_for(browser, ".lr-panel .lr-verdict.lr-wrong")
+    assert "不對，是涉害。" in verdict.text and "你選賊剋：" in verdict.text and "講解第" in verdict.text
+    assert browser.find_element(By.CSS_SELECTOR, ".lr-panel .lr-score").text == "得分：0／1"
+    assert "lr-lessons" in browser.find_element(By.CSS_SELECTOR, ".lr-panel").get_attribute("innerHTML")
+    wait_for(browser, ".lr-panel .lr-question", "初傳為何")
+    screenshot(browser, "quiz", tmp_path)
+
+
+def test_an_error_names_the_form_field(app, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(app + "?day=辛巳&jiang=寅")
+    alert = wait_for(browser, ".lr-error", "〔占時〕")
+    assert "--hour" in alert.text
+    assert "lr-bad" in browser.find_element(By.CSS_SELECTOR, "select[name=hour]").get_attribute("class")
+
+
+def test_the_print_view_is_the_board_and_the_panel_without_the_controls(app, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    browser.get(app + SEED + "&show=why:initial")
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        hidden = [browser.find_element(By.CSS_SELECTOR, css).is_displayed()
+                  for css in ("form", ".lr-whynot", ".lr-trainer", "#lr-print", ".lr-zoom")]
+        shown = [browser.find_element(By.CSS_SELECTOR, css).is_displayed()
+                 for css in (".lr-plates", ".lr-lessons", ".lr-transmissions", ".lr-panel svg", ".lr-steps")]
+        assert not any(hidden) and all(shown)
+        fits = browser.execute_script("var s = document.querySelector('.lr-panel svg');"
+                                      "return s.getBoundingClientRect().right <= document.documentElement.clientWidth + 1")
+        assert fits  # the picture drawn whole on the page, not cut at the figure's edge
+        screenshot(browser, "print", tmp_path)
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})

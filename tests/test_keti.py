@@ -119,8 +119,8 @@ def test_board_names_the_keti_on_the_method_line_and_json_carries_them(session):
     from liuren_logic.explain.board import chart_data, render_chart
 
     chart = session.cast("辛巳", jiang="寅", hour="午")
-    line = next(l for l in render_chart(chart).splitlines() if l.startswith("三傳"))
-    assert line == "三傳: 賊剋 元首 · 全局 · 天網 · 炎上"
+    line = next(l for l in render_chart(chart).splitlines() if l.startswith("課體"))
+    assert line == "課體: 賊剋 元首 · 全局 · 天網 · 炎上"
     data = json.loads(json.dumps(chart_data(chart), ensure_ascii=False))
     assert data["keti"][:2] == ["賊剋", "元首"] and "天網" in data["keti"]
 

@@ -298,7 +298,10 @@ def test_the_board_shows_the_querent_strengths_stages_and_marks(capsys):
     assert "旺相: 水旺 木相 金休 土囚 火死" in out
     assert "日祿 酉臨丑" in out and "日馬 亥臨卯" in out and "旬丁 丑臨巳 支上" in out and "日德 巳臨酉" in out
     # 午 is fire: 死 in a water month, and 沐浴 of 辛 (born in 巳, forward by element)
-    assert any(line.strip().startswith("初傳") and line.rstrip().endswith("死·沐浴") for line in out.splitlines())
+    lines = out.splitlines()
+    labels = next(line.split() for line in lines if line.startswith("三傳 "))
+    initial = next(line.split() for line in lines if line.strip().startswith("初傳"))
+    assert labels[-2:] == ["旺相", "長生"] and initial[-2:] == ["死", "沐浴"]  # each under its label
     assert main(["cast", *AT, "--born", "1970", "--sex", "f"]) == 0
     assert "行年 甲辰 (虛歲二十九), 上 子 天空" in capsys.readouterr().out
 
@@ -311,7 +314,9 @@ def test_the_board_says_the_querent_in_the_words_of_the_kb_as_the_lesson_does(se
     from liuren_logic.explain.lesson import lesson_steps
 
     chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", born=1970, sex="m")
-    board = next(line for line in render_chart(chart, lang).splitlines() if "庚戌" in line)
+    lines = render_chart(chart, lang).splitlines()
+    end = next(i for i in range(1, len(lines)) if not lines[i].startswith(" "))  # the header, wrapped at 100 columns
+    board = " ".join(" ".join(lines[:end]).split())
     told = next(s for s in lesson_steps(chart, lang) if s.key == "life").text
     said = {"zh": ("生年庚戌", "虛歲二十九"),
             "en": ("the year of birth is 庚戌", "the querent is 29 (虛歲, counting the year of birth as 1)")}[lang]

@@ -279,3 +279,21 @@ def test_a_session_is_loaded_afresh_once_the_memory_charged_to_it_passes_the_cap
     del first
     gc.collect()
     assert released() is None and sessions.get({"punishment": "seed000"}) is other
+
+
+def test_the_trainer_draws_asks_and_answers(server):
+    """/api/quiz: a chart the method decides, its questions; /api/quiz/answer: the verdict with its why-not."""
+    status, data = get(server, "/api/quiz", method="涉害", keti="1")
+    assert status == 200 and [q["key"] for q in data["questions"]] == ["method", "initial", "middle", "final", "keti"]
+    assert "lr-lessons" in data["html"] and "lr-transmissions" not in data["html"]  # the answer is not on show
+    assert len(data["questions"][-1]["choices"]) == 4 and "涉害" in data["questions"][0]["choices"]
+    chart = Session().cast_offset(data["chart"]["day"], int(data["chart"]["offset"]))
+    assert chart.method == "涉害"
+    status, verdict = get(server, "/api/quiz/answer", **data["chart"], question="method", choice="賊剋")
+    assert status == 200 and not verdict["right"] and verdict["answer"] == "涉害"
+    assert verdict["why_not"] and "你選賊剋：" in verdict["html"] and verdict["steps"]
+    status, verdict = get(server, "/api/quiz/answer", **data["chart"], question="initial",
+                          choice=chart.transmissions[0].branch)
+    assert status == 200 and verdict["right"] and not verdict["why_not"]
+    status, error = get(server, "/api/quiz/answer", **data["chart"], question="initial", choice="甲")
+    assert status == 400 and "not a choice" in error["error"]
