@@ -5,14 +5,18 @@ The server runs in this process on 127.0.0.1 (a free port); each client sends a 
 seeded sequence of casts, whys and why-nots for charts drawn from the 720 and checks
 every answer against a ``Session`` of its own (the 三傳 in the header, the asked
 conclusion in the derivation). Prints p50/p95/max latency per kind and overall, and
-exits 1 if any answer was wrong or failed.
+exits 1 if any answer was wrong or failed. ``--charts N`` measures memory instead: the
+resident memory of the app after it has answered N distinct casts (day × 月將 × hour) from
+one school, its sessions loaded afresh past ``serve.SESSION_MB``.
 
     python benchmarks/serve_load.py                  # 50 clients × 20 requests
     python benchmarks/serve_load.py --clients 5 --requests 4 --json out.json
+    python benchmarks/serve_load.py --charts 4000    # memory after 4,000 distinct charts
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import statistics
@@ -25,7 +29,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from liuren_logic import Session
-from liuren_logic.serve import make_server, url_of
+from liuren_logic.serve import App, make_server, resident_mb, url_of
 
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
@@ -107,20 +111,38 @@ def run(clients: int, requests: int, seed: int = 1) -> dict:
             **{kind: spread([t for k, t, _ in results if k == kind]) for kind in KINDS}}
 
 
+def memory(charts: int) -> dict:
+    """The app's resident memory (MB) as one school answers ``charts`` distinct casts."""
+    app = App()
+    app.answer("readings_info", {})
+    start, peak, trace = resident_mb(), 0.0, {}
+    began = time.process_time()
+    for n, (day, jiang, hour) in enumerate(itertools.islice(itertools.product(DAYS, BRANCHES, BRANCHES), charts), 1):
+        app.answer("cast", {"day": day, "jiang": jiang, "hour": hour})
+        peak = max(peak, resident_mb())
+        if n % 500 == 0 or n == charts:
+            trace[n] = round(resident_mb(), 1)
+    return {"charts": charts, "cap_mb": app.sessions.cap_mb, "start_mb": round(start, 1), "peak_mb": round(peak, 1),
+            "end_mb": round(resident_mb(), 1), "recycled": app.sessions.recycled,
+            "mb_per_chart": round(app.sessions.mb_per_chart, 3), "mb_by_charts": trace,
+            "cpu_s": round(time.process_time() - began, 1)}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--charts", type=int, help="measure memory over this many distinct charts instead")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
-    figures = run(args.clients, args.requests, args.seed)
+    figures = memory(args.charts) if args.charts else run(args.clients, args.requests, args.seed)
     text = json.dumps(figures, ensure_ascii=False, indent=1)
     print(text)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             out.write(text + "\n")
-    return 1 if figures["wrong_or_failed"] else 0
+    return 1 if figures.get("wrong_or_failed") else 0
 
 
 if __name__ == "__main__":
