@@ -17,9 +17,10 @@ functions as the command line, from KB relations and derivation graphs:
 Every request is bounded. The query is at most :data:`MAX_QUERY` bytes and names one chart;
 readings are the shipped ones only (no user files). A few sessions are kept (least recently
 used first out), and one is loaded afresh once the memory its charts take (measured per
-chart as the process grows) passes :data:`SESSION_MB`. Answers are computed one at a time (:mod:`.turns`), each under
-:data:`DEADLINE`: a request that could not be answered in time is refused at once (503), one
-whose deadline passes while it waits is never started. At most :data:`MAX_CONNECTIONS`
+chart as the process grows) passes :data:`SESSION_MB`. Answers are computed one at a time
+(:mod:`.turns`), each under :data:`DEADLINE`: a request that could not be answered in time
+is refused at once (503), one whose deadline passes while it waits is never started, one
+still running at it stops at its next check. At most :data:`MAX_CONNECTIONS`
 connections are served at once, by a pool of threads; one more is answered 503 and closed.
 The server answers only requests addressed to it on loopback (``Host``), API requests only
 from its own page (``Origin``), and its pages refuse to be framed. Bad input gets the command
@@ -334,7 +335,8 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             origin = self.headers.get("Origin")
             if api and (origin is not None and origin.lower() not in [f"http://{o}" for o in ours]
                         or self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none")):
-                self._json(HTTPStatus.FORBIDDEN, {"error": f"the API answers its own page only, not {_shown(origin or 'another site')}"})
+                self._json(HTTPStatus.FORBIDDEN,
+                           {"error": f"the API answers its own page only, not {_shown(origin or 'another site')}"})
                 return False
             return True
 
@@ -382,7 +384,7 @@ class LoopbackServer(ThreadingHTTPServer):
         if not self._slots.acquire(blocking=False):
             try:
                 request.settimeout(0.1)
-                with contextlib.suppress(TimeoutError):  # the request, if sent: closed unread, it would reset the answer
+                with contextlib.suppress(TimeoutError):  # the request, if sent (closed unread, it resets the reply)
                     request.recv(MAX_QUERY + 8192)
                 request.sendall(BUSY)
             except OSError:
