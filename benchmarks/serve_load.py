@@ -4,7 +4,8 @@
 The server runs in this process on 127.0.0.1 (a free port); each client sends a mixed,
 seeded sequence of casts, whys and why-nots for charts drawn from the 720 and checks
 every answer against a ``Session`` of its own (the 三傳 in the header, the asked
-conclusion in the derivation). Prints p50/p95/max latency per kind and overall, and
+conclusion in the derivation); a 503 (busy) is asked again after its Retry-After. Prints
+p50/p95/max latency (to the answer, retries included) per kind and overall, the 503s, and
 exits 1 if any answer was wrong or failed. ``--charts N`` measures memory instead: the
 resident memory of the app after it has answered N distinct casts (day × 月將 × hour) from
 one school, its sessions loaded afresh past ``serve.SESSION_MB``.
@@ -35,6 +36,7 @@ STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
 KINDS = ("cast", "why", "whynot")
 METHODS = ("伏吟", "返吟", "賊剋", "比用", "涉害", "遙剋", "昴星", "別責", "八專")
+MAX_RETRIES = 20  # 503s (busy) a client takes before it counts the request as failed
 
 
 def plan(clients: int, requests: int, seed: int) -> list[list[tuple]]:
@@ -56,32 +58,39 @@ def expected(requests: list[list[tuple]]) -> dict[tuple, str]:
     return {c: (session.cast_offset(*c).sanchuan, session.cast_offset(*c).method) for c in charts}
 
 
-def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool]:
+def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool, int]:
+    """(kind, seconds to the answer, whether it is right, 503s before it): a busy server's 503
+    is asked again after its Retry-After, as a polite client does, up to MAX_RETRIES times."""
     kind, day, offset, question, value = request
     fields = {"day": day, "offset": offset, "q": question}
     if kind == "whynot":
         fields["value"] = value
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(f"{base}api/{kind}?{urllib.parse.urlencode(fields)}", timeout=120) as answer:
-            status, data = answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        status, data = error.code, json.loads(error.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return kind, time.perf_counter() - started, False
+    started, refused = time.perf_counter(), 0
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}api/{kind}?{urllib.parse.urlencode(fields)}", timeout=120) as answer:
+                status, data = answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            status, data, wait = error.code, json.loads(error.read()), error.headers.get("Retry-After")
+        except (urllib.error.URLError, OSError, ValueError):
+            return kind, time.perf_counter() - started, False, refused
+        if status != 503 or refused == MAX_RETRIES:
+            break
+        refused += 1
+        time.sleep(float(wait or 1))
     took = time.perf_counter() - started
     sanchuan, method = truth[(day, offset)]
     if kind == "whynot" and value == (sanchuan[0] if question == "initial" else method):
-        return kind, took, status == 400 and "holds; ask why" in data["error"]  # it is so: no why-not
+        return kind, took, status == 400 and "holds; ask why" in data["error"], refused  # it is so: no why-not
     if status != 200:
-        return kind, took, False
+        return kind, took, False, refused
     if kind == "cast":
         right = data["header"].endswith("三傳" + sanchuan)
     elif kind == "why":
         right = (f"初傳{sanchuan[0]}" if question == "initial" else method) in data["html"]
     else:
         right = value in data["html"]
-    return kind, took, right
+    return kind, took, right, refused
 
 
 def run(clients: int, requests: int, seed: int = 1) -> dict:
@@ -106,9 +115,11 @@ def run(clients: int, requests: int, seed: int = 1) -> dict:
                 "max_ms": round(1000 * times[-1], 1)}
 
     return {"clients": clients, "requests_each": requests, "wall_s": round(wall, 2),
-            "wrong_or_failed": sum(not ok for _, _, ok in results),
-            "all": spread([t for _, t, _ in results]),
-            **{kind: spread([t for k, t, _ in results if k == kind]) for kind in KINDS}}
+            "wrong_or_failed": sum(not ok for _, _, ok, _ in results),
+            "busy_503": sum(refused for *_, refused in results),
+            "retried": sum(refused > 0 for *_, refused in results),
+            "all": spread([t for _, t, _, _ in results]),
+            **{kind: spread([t for k, t, _, _ in results if k == kind]) for kind in KINDS}}
 
 
 def memory(charts: int) -> dict:
