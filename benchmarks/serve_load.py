@@ -4,15 +4,20 @@
 The server runs in this process on 127.0.0.1 (a free port); each client sends a mixed,
 seeded sequence of casts, whys and why-nots for charts drawn from the 720 and checks
 every answer against a ``Session`` of its own (the 三傳 in the header, the asked
-conclusion in the derivation). Prints p50/p95/max latency per kind and overall, and
-exits 1 if any answer was wrong or failed.
+conclusion in the derivation); a 503 (busy) is asked again after its Retry-After. Prints
+p50/p95/max latency (to the answer, retries included) per kind and overall, the 503s, and
+exits 1 if any answer was wrong or failed. ``--charts N`` measures memory instead: the
+resident memory of the app after it has answered N distinct casts (day × 月將 × hour) from
+one school, its sessions loaded afresh past ``serve.SESSION_MB``.
 
     python benchmarks/serve_load.py                  # 50 clients × 20 requests
     python benchmarks/serve_load.py --clients 5 --requests 4 --json out.json
+    python benchmarks/serve_load.py --charts 4000    # memory after 4,000 distinct charts
 """
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import statistics
@@ -25,12 +30,13 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from liuren_logic import Session
-from liuren_logic.serve import make_server, url_of
+from liuren_logic.serve import App, make_server, resident_mb, url_of
 
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
 KINDS = ("cast", "why", "whynot")
 METHODS = ("伏吟", "返吟", "賊剋", "比用", "涉害", "遙剋", "昴星", "別責", "八專")
+MAX_RETRIES = 20  # 503s (busy) a client takes before it counts the request as failed
 
 
 def plan(clients: int, requests: int, seed: int) -> list[list[tuple]]:
@@ -52,32 +58,39 @@ def expected(requests: list[list[tuple]]) -> dict[tuple, str]:
     return {c: (session.cast_offset(*c).sanchuan, session.cast_offset(*c).method) for c in charts}
 
 
-def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool]:
+def one(base: str, request: tuple, truth: dict) -> tuple[str, float, bool, int]:
+    """(kind, seconds to the answer, whether it is right, 503s before it): a busy server's 503
+    is asked again after its Retry-After, as a polite client does, up to MAX_RETRIES times."""
     kind, day, offset, question, value = request
     fields = {"day": day, "offset": offset, "q": question}
     if kind == "whynot":
         fields["value"] = value
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(f"{base}api/{kind}?{urllib.parse.urlencode(fields)}", timeout=120) as answer:
-            status, data = answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        status, data = error.code, json.loads(error.read())
-    except (urllib.error.URLError, OSError, ValueError):
-        return kind, time.perf_counter() - started, False
+    started, refused = time.perf_counter(), 0
+    while True:
+        try:
+            with urllib.request.urlopen(f"{base}api/{kind}?{urllib.parse.urlencode(fields)}", timeout=120) as answer:
+                status, data = answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            status, data, wait = error.code, json.loads(error.read()), error.headers.get("Retry-After")
+        except (urllib.error.URLError, OSError, ValueError):
+            return kind, time.perf_counter() - started, False, refused
+        if status != 503 or refused == MAX_RETRIES:
+            break
+        refused += 1
+        time.sleep(float(wait or 1))
     took = time.perf_counter() - started
     sanchuan, method = truth[(day, offset)]
     if kind == "whynot" and value == (sanchuan[0] if question == "initial" else method):
-        return kind, took, status == 400 and "holds; ask why" in data["error"]  # it is so: no why-not
+        return kind, took, status == 400 and "holds; ask why" in data["error"], refused  # it is so: no why-not
     if status != 200:
-        return kind, took, False
+        return kind, took, False, refused
     if kind == "cast":
         right = data["header"].endswith("三傳" + sanchuan)
     elif kind == "why":
         right = (f"初傳{sanchuan[0]}" if question == "initial" else method) in data["html"]
     else:
         right = value in data["html"]
-    return kind, took, right
+    return kind, took, right, refused
 
 
 def run(clients: int, requests: int, seed: int = 1) -> dict:
@@ -102,9 +115,28 @@ def run(clients: int, requests: int, seed: int = 1) -> dict:
                 "max_ms": round(1000 * times[-1], 1)}
 
     return {"clients": clients, "requests_each": requests, "wall_s": round(wall, 2),
-            "wrong_or_failed": sum(not ok for _, _, ok in results),
-            "all": spread([t for _, t, _ in results]),
-            **{kind: spread([t for k, t, _ in results if k == kind]) for kind in KINDS}}
+            "wrong_or_failed": sum(not ok for _, _, ok, _ in results),
+            "busy_503": sum(refused for *_, refused in results),
+            "retried": sum(refused > 0 for *_, refused in results),
+            "all": spread([t for _, t, _, _ in results]),
+            **{kind: spread([t for k, t, _, _ in results if k == kind]) for kind in KINDS}}
+
+
+def memory(charts: int) -> dict:
+    """The app's resident memory (MB) as one school answers ``charts`` distinct casts."""
+    app = App()
+    app.answer("readings_info", {})
+    start, peak, trace = resident_mb(), 0.0, {}
+    began = time.process_time()
+    for n, (day, jiang, hour) in enumerate(itertools.islice(itertools.product(DAYS, BRANCHES, BRANCHES), charts), 1):
+        app.answer("cast", {"day": day, "jiang": jiang, "hour": hour})
+        peak = max(peak, resident_mb())
+        if n % 500 == 0 or n == charts:
+            trace[n] = round(resident_mb(), 1)
+    return {"charts": charts, "cap_mb": app.sessions.cap_mb, "start_mb": round(start, 1), "peak_mb": round(peak, 1),
+            "end_mb": round(resident_mb(), 1), "recycled": app.sessions.recycled,
+            "mb_per_chart": round(app.sessions.mb_per_chart, 3), "mb_by_charts": trace,
+            "cpu_s": round(time.process_time() - began, 1)}
 
 
 def main(argv=None) -> int:
@@ -112,15 +144,16 @@ def main(argv=None) -> int:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--charts", type=int, help="measure memory over this many distinct charts instead")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
-    figures = run(args.clients, args.requests, args.seed)
+    figures = memory(args.charts) if args.charts else run(args.clients, args.requests, args.seed)
     text = json.dumps(figures, ensure_ascii=False, indent=1)
     print(text)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             out.write(text + "\n")
-    return 1 if figures["wrong_or_failed"] else 0
+    return 1 if figures.get("wrong_or_failed") else 0
 
 
 if __name__ == "__main__":

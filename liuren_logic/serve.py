@@ -19,10 +19,11 @@ functions as the command line, from KB relations and derivation graphs:
 
 Every request is bounded. The query is at most :data:`MAX_QUERY` bytes and names one chart;
 readings are the shipped ones only (no user files). A few sessions are kept (least recently
-used first out), and one is loaded afresh once the memory measured to grow under it passes
-:data:`SESSION_MB`. Answers are computed one at a time (:mod:`.turns`), each under
-:data:`DEADLINE`: a request that could not be answered in time is refused at once (503), one
-whose deadline passes while it waits is never started. At most :data:`MAX_CONNECTIONS`
+used first out), and one is loaded afresh once the memory its charts take (measured per
+chart as the process grows) passes :data:`SESSION_MB`. Answers are computed one at a time
+(:mod:`.turns`), each under :data:`DEADLINE`: a request that could not be answered in time
+is refused at once (503), one whose deadline passes while it waits is never started, one
+still running at it stops at its next check. At most :data:`MAX_CONNECTIONS`
 connections are served at once, by a pool of threads; one more is answered 503 and closed.
 The server answers only requests addressed to it on loopback (``Host``), API requests only
 from its own page (``Origin``), and its pages refuse to be framed. Bad input gets the command
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import json
 import math
 import os
@@ -42,7 +44,6 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -55,7 +56,7 @@ from .turns import Busy, Late, Turns, in_time
 
 MAX_QUERY = 4096  # bytes of query string
 MAX_SESSIONS = 6  # schools kept loaded (each ~ 0.5 s to load, ~ 40 MB)
-SESSION_MB = 160.0  # memory measured to grow under one session before it is loaded afresh
+SESSION_MB = 160.0  # memory one session's charts may take before it is loaded afresh
 DEADLINE = 10.0  # seconds from a request's arrival to its answer
 MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
 MAX_CONNECTIONS = 64  # connections served at once
@@ -86,22 +87,13 @@ def resident_mb() -> float:
         return peak / (2**20 if sys.platform == "darwin" else 2**10)
 
 
-@dataclass
-class Loaded:
-    """A loaded session and the memory measured to grow while it answered."""
-
-    session: object
-    mb: float = 0.0
-
-
 class Sessions:
-    """Loaded schools by their readings, least recently used first out, each loaded afresh when
-    the memory measured under it passes ``cap_mb``.
+    """Loaded schools by their readings, least recently used first out; one is loaded afresh once
+    the memory its charts take passes ``cap_mb``.
 
-    :meth:`measured` charges the growth of resident memory over one answer to every session the
-    answer used (all of it to each: an answer comparing two readings charges both). Memory freed
-    by a session let go is reused before the process grows again, so the process stays near its
-    base plus ``limit`` × ``cap_mb``."""
+    What a chart takes is measured, not assumed: :meth:`measured` divides the growth of resident
+    memory over the answers made while the process was at its peak (with no memory freed to
+    reuse) by the charts they cast, leaving out the answers that loaded a session."""
 
     def __init__(self, school: str = "default", limit: int = MAX_SESSIONS, cap_mb: float = SESSION_MB,
                  measure: Callable[[], float] = resident_mb):
@@ -112,8 +104,19 @@ class Sessions:
         self.defaults = read_school(school).readings
         self.known = shipped_readings()
         self.recycled = 0  # sessions loaded afresh for their memory
-        self._sessions: OrderedDict[tuple, Loaded] = OrderedDict()
-        self._used: set[tuple] = set()
+        self._sessions: OrderedDict[tuple, object] = OrderedDict()
+        self._loaded = False  # a session was loaded during the answer being measured
+        self._peak = self._grown = 0.0  # MB: the process's peak; the growth over answers made at it
+        self._cast = 0  # charts those answers cast
+
+    @property
+    def mb_per_chart(self) -> float:
+        """The memory a chart takes, as measured so far (0 before any answer at the peak)."""
+        return self._grown / self._cast if self._cast else 0.0
+
+    def size_mb(self, session) -> float:
+        """The memory a session's charts take, by the measure."""
+        return len(session._charts) * self.mb_per_chart
 
     def readings(self, text: str) -> dict[str, str]:
         """``punishment=seed000,…`` checked against the shipped readings only."""
@@ -131,32 +134,39 @@ class Sessions:
 
         in_time()  # loading takes a while: not for a request already past its deadline
         key = tuple(sorted(readings.items()))
-        loaded = self._sessions.get(key)
-        if loaded is None or loaded.mb >= self.cap_mb:
-            self.recycled += loaded is not None
-            self._sessions.pop(key, None)  # let go before the next one loads
-            loaded = self._sessions[key] = Loaded(Session(self.school, readings))
+        session = self._sessions.get(key)
+        if session is None or self.size_mb(session) >= self.cap_mb:
+            if session is not None:
+                self.recycled += 1
+                del self._sessions[key], session  # let go (cycles and all) before the next one loads
+                gc.collect()
+            session = self._sessions[key] = Session(self.school, readings)
+            self._loaded = True
             while len(self._sessions) > self.limit:
                 self._sessions.popitem(last=False)
         self._sessions.move_to_end(key)
-        self._used.add(key)
-        return loaded.session
+        return session
 
     def measured(self, work: Callable[[], object]) -> object:
-        """``work()``, the resident memory it adds charged to each session it used."""
-        self._used.clear()
-        before = self.measure()
+        """``work()``; the memory it adds and the charts it casts are measured when the process is
+        at its peak (within 1 MB) and no session was loaded."""
+        charts = {id(s): len(s._charts) for s in self._sessions.values()}
+        self._loaded, before = False, self.measure()
+        at_peak = before >= self._peak - 1.0
         try:
             return work()
         finally:
-            grown = max(0.0, self.measure() - before)
-            for key in self._used & self._sessions.keys():
-                self._sessions[key].mb += grown
+            after = self.measure()
+            self._peak = max(self._peak, after)
+            cast = sum(len(s._charts) - charts.get(id(s), 0) for s in self._sessions.values())
+            if at_peak and cast > 0 and not self._loaded:
+                self._grown += max(0.0, after - before)
+                self._cast += cast
 
-    def sizes(self) -> dict[str, float]:
-        """The memory charged to each loaded session, in MB, by its readings."""
-        return {",".join(f"{t}={r}" for t, r in key) or "(the school's own)": round(loaded.mb, 1)
-                for key, loaded in self._sessions.items()}
+    def sizes(self) -> dict[str, tuple[int, float]]:
+        """(charts, MB they take) of each loaded session, by its readings."""
+        return {",".join(f"{t}={r}" for t, r in key) or "(the school's own)":
+                (len(session._charts), round(self.size_mb(session), 1)) for key, session in self._sessions.items()}
 
 
 class App:
@@ -351,7 +361,8 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             origin = self.headers.get("Origin")
             if api and (origin is not None and origin.lower() not in [f"http://{o}" for o in ours]
                         or self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none")):
-                self._json(HTTPStatus.FORBIDDEN, {"error": f"the API answers its own page only, not {_shown(origin or 'another site')}"})
+                self._json(HTTPStatus.FORBIDDEN,
+                           {"error": f"the API answers its own page only, not {_shown(origin or 'another site')}"})
                 return False
             return True
 
@@ -399,7 +410,7 @@ class LoopbackServer(ThreadingHTTPServer):
         if not self._slots.acquire(blocking=False):
             try:
                 request.settimeout(0.1)
-                with contextlib.suppress(TimeoutError):  # the request, if sent: closed unread, it would reset the answer
+                with contextlib.suppress(TimeoutError):  # the request, if sent (closed unread, it resets the reply)
                     request.recv(MAX_QUERY + 8192)
                 request.sendall(BUSY)
             except OSError:

@@ -76,7 +76,7 @@ def _default_session() -> Session:
 
 @lru_cache(maxsize=1)
 def sample() -> frozenset[str]:
-    """The ids of the sampled charts (166 of the 1440): one of each (method, names, day/night) the
+    """The ids of the sampled charts (164 of the 1440): one of each (method, names, day/night) the
     default school gives, and each day pillar at the offset of its index mod 12, by day and by night."""
     session = _default_session()
     inputs = table_inputs(session)
