@@ -43,3 +43,35 @@ def test_dated_audit_benchmark_smoke(tmp_path, report):
     assert [row["moments"] for row in rows] == [24, 48]
     assert all(row["peak_kib"] > 0 and 0 < row["charts"] <= row["moments"] for row in rows)
     assert rows[0]["charts"] < rows[1]["charts"] and "KiB/moment" in done.stdout
+
+
+def test_datalog_workloads_smoke(tmp_path):
+    """benchmarks/datalog_workloads.py: a 12-edge chain's closure through our engine, pyDatalog and
+    clingo, each in its own process; the three agree on the 78 answers."""
+    if importlib.util.find_spec("clingo") is None:
+        pytest.skip("clingo is not installed (pip install '.[bench]'); the benchmark compares against it")
+    out = tmp_path / "workloads.json"
+    script = BENCH.with_name("datalog_workloads.py")
+    done = subprocess.run([sys.executable, str(script), "--workloads", "chain", "--sizes", "12", "--timeout", "60",
+                           "--json", str(out), "--quiet"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(out.read_text("utf-8"))
+    assert (row["workload"], row["size"], row["answers"], row["disagreement"]) == ("chain", 12, 78, None)
+    for engine in ("ours", "pydatalog", "clingo"):
+        run = row["runs"][engine]
+        assert run["outcome"] == "answered" and run["counts"] == {"rpath": 78}, engine
+        assert run["cpu_s"] > 0 and run["peak_mb"] >= run["base_mb"] > 0
+    assert row["ours/clingo"]["cpu_s"] > 0 and "| 12 | 78 |" in done.stdout
+
+
+def test_datalog_workloads_timeout(tmp_path):
+    """A run past --timeout is killed and reported as such, not waited for."""
+    out = tmp_path / "workloads.json"
+    script = BENCH.with_name("datalog_workloads.py")
+    done = subprocess.run([sys.executable, str(script), "--workloads", "tree", "--sizes", "5", "--timeout", "0.01",
+                           "--engines", "ours", "clingo", "--json", str(out), "--quiet"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(out.read_text("utf-8"))
+    assert [run["outcome"] for run in row["runs"].values()] == ["timeout", "timeout"]
+    assert row["answers"] is None and row["ours/clingo"] is None and "> 0.01 s wall" in done.stdout

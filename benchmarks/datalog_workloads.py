@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+"""Standard Datalog workloads through our bottom-up engine, pyDatalog and clingo.
+
+Workloads (``--sizes`` counts edges; every graph comes from a fixed seed, so a size is the
+same program on every run):
+
+- ``chain``: the transitive closure ``path`` of a chain of n edges (n(n+1)/2 answers);
+- ``random``: the transitive closure of a random directed graph of n edges over n nodes;
+- ``tree``: same generation ``sg`` over a random tree of n edges (node i's parent is one of
+  the 16 nodes before it, so the tree is about n/8 generations deep);
+- ``lubm``: the LUBM case of the datalog-conformance suite (103,074 facts, 56 rules; its
+  20 asserted relations counted), whatever ``--sizes`` says.
+
+Every workload is a conformance-suite case (generated or read), turned into KB text by
+``tests/conformance.py``'s ``translate``. Each engine answers it in a child process of its
+own, timed (its modules imported) from the program text to the answer counts (ours: parse, check, materialise,
+query; pyDatalog: the same program compiled and queried through ``KnowledgeBase``, our
+``--engine pydatalog`` backend; clingo: the same text, parse, ground, solve); the child's
+peak resident memory (VmHWM, else ``ru_maxrss``) is its peak memory. A run past ``--timeout`` is killed and reported as such.
+The engines' answer counts must agree (and, for LUBM, match the suite's): otherwise the
+script says where and exits with status 1.
+
+    python benchmarks/datalog_workloads.py                          # the default sizes (about 2 min)
+    python benchmarks/datalog_workloads.py --workloads chain --sizes 100 300 --engines ours clingo
+    python benchmarks/datalog_workloads.py --json workloads.json --timeout 30
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from conformance import _cases_in, relation, translate  # noqa: E402
+from datalog_conformance import TestCase  # noqa: E402
+
+ENGINES = ("ours", "pydatalog", "clingo")
+WORKLOADS = ("chain", "random", "tree", "lubm")
+SIZES = {"chain": (100, 300, 1000), "random": (1000, 3000, 10000), "tree": (1000, 3000, 10000)}
+TREE_WIDTH = 16  # a node's parent is one of the TREE_WIDTH nodes before it
+LUBM = "recursion/souffle_example_lubm.yaml"
+
+CLOSURE = ["path(X, Y) :- edge(X, Y).", "path(X, Z) :- path(X, Y), edge(Y, Z)."]
+SAME_GENERATION = ["sg(X, Y) :- parent(X, P), parent(Y, P), X != Y.",
+                   "sg(X, Y) :- parent(X, A), sg(A, B), parent(Y, B)."]
+
+
+# the workloads ------------------------------------------------------------------------------
+def program(workload: str, size: int) -> dict:
+    """A workload as the child runs it: its KB text, the relations counted (name → arity), and
+    the answer counts the suite expects (LUBM only)."""
+    if workload == "lubm":
+        return _lubm()
+    case = _generated(workload, size)
+    return {"text": translate(case), "relations": {relation(p): 2 for p in case.expect}, "expected": None}
+
+
+def _generated(workload: str, size: int) -> TestCase:
+    """The generated workload as a conformance case (its expectations empty: the engines are compared)."""
+    chooser = random.Random(f"{workload}-{size}")
+    if workload == "chain":
+        facts, rules, counted = {"edge": [[i, i + 1] for i in range(size)]}, CLOSURE, "path"
+    elif workload == "random":
+        edges: set[tuple[int, int]] = set()
+        while len(edges) < size:
+            a, b = chooser.randrange(size), chooser.randrange(size)
+            if a != b:
+                edges.add((a, b))
+        facts, rules, counted = {"edge": [list(e) for e in sorted(edges)]}, CLOSURE, "path"
+    elif workload == "tree":
+        parents = [[i, chooser.randrange(max(0, i - TREE_WIDTH), i)] for i in range(1, size + 1)]
+        facts, rules, counted = {"parent": parents}, SAME_GENERATION, "sg"
+    else:
+        raise ValueError(f"unknown workload {workload!r}")
+    return TestCase.from_dict({"name": f"{workload}_{size}", "description": f"{workload} of {size} edges",
+                               "source": f"bench/{workload}", "program": {"facts": facts, "rules": rules},
+                               "expect": {counted: []}})
+
+
+def _lubm() -> dict:
+    """The LUBM case, translated once and kept in the cache directory (reading its 17 MB of YAML
+    costs about 10 s of CPU): its 20 cases share one program and each asserts one relation."""
+    from datalog_conformance.plugin import get_tests_dir
+    from liuren_logic.cache import directory
+
+    kept = directory() / "bench" / "lubm-datalog-conformance-0.1.0.json"
+    if kept.exists():
+        return json.loads(kept.read_text("utf-8"))
+    cases = _cases_in(get_tests_dir() / LUBM)
+    expected = {relation(pred): len(rows) for case in cases for pred, rows in case.expect.items()}
+    found = {"text": translate(cases[0]), "relations": dict.fromkeys(sorted(expected), 0), "expected": expected}
+    for case in cases:
+        for pred, rows in case.expect.items():
+            found["relations"][relation(pred)] = len(rows[0])
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(json.dumps(found), "utf-8")
+    return found
+
+
+def facts_of(workload: dict) -> int:
+    return sum(1 for line in workload["text"].splitlines() if line and not line.startswith("@") and ":-" not in line)
+
+
+# the engines (in the child) -----------------------------------------------------------------
+MODULES = {"ours": ("liuren_logic.checker", "liuren_logic.engine", "liuren_logic.evaluate", "liuren_logic.parser"),
+           "clingo": ("clingo",)}
+MODULES["pydatalog"] = MODULES["ours"] + ("pyDatalog.pyDatalog", "pyDatalog.pyParser")
+
+
+def answer(engine: str, text: str, relations: dict) -> dict:
+    """Relation → number of answers, by one engine."""
+    if engine == "clingo":
+        return _clingo(text, relations)
+    from liuren_logic.checker import check
+    from liuren_logic.engine import KnowledgeBase
+    from liuren_logic.evaluate import Materialisation
+    from liuren_logic.parser import parse
+
+    kb = KnowledgeBase(check([parse(text, "workload.dl")]))
+    source = Materialisation(kb) if engine == "ours" else kb
+    return {rel: len(source.query(rel, [None] * arity)) for rel, arity in relations.items()}
+
+
+def asp(text: str, relations: dict) -> str:
+    """The KB text as an ASP program: these programs' rules and facts (lower-case relations,
+    upper-case variables, integers, quoted strings, ``_``, ``not``, ``!=``) are ASP already;
+    the ``@pred`` declarations go and a ``#show`` names each relation counted."""
+    kept = [line for line in text.splitlines() if not line.startswith("@")]
+    return "\n".join(kept + [f"#show {rel}/{arity}." for rel, arity in relations.items()]) + "\n"
+
+
+def _clingo(text: str, relations: dict) -> dict:
+    import clingo
+
+    control = clingo.Control(["--warn=none"])
+    control.add("base", [], asp(text, relations))
+    control.ground([("base", [])])
+    counts = dict.fromkeys(relations, 0)
+    models = []
+
+    def counted(model) -> None:
+        models.append(1)
+        for symbol in model.symbols(shown=True):
+            counts[symbol.name] += 1
+
+    control.solve(on_model=counted)
+    if len(models) != 1:
+        raise RuntimeError(f"clingo found {len(models)} models, not one")
+    return counts
+
+
+def child(engine: str, path: str) -> None:
+    """Run one engine over a program file and print its figures as JSON on stdout."""
+    workload = json.loads(Path(path).read_text("utf-8"))
+    for module in MODULES[engine]:  # imported before the clock starts: the runs time the work
+        importlib.import_module(module)
+    base = peak_mb()
+    start, cpu = time.perf_counter(), time.process_time()
+    counts = answer(engine, workload["text"], workload["relations"])
+    seconds, cpu_s = time.perf_counter() - start, time.process_time() - cpu
+    print(json.dumps({"seconds": seconds, "cpu_s": cpu_s, "peak_mb": peak_mb(), "base_mb": base, "counts": counts}))
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB: VmHWM where /proc has it, since Linux carries
+    ``ru_maxrss`` across fork and exec (a child would report the parent's peak when larger)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+        return next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:")) / 1024
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+# the parent ---------------------------------------------------------------------------------
+def run(engine: str, path: Path, timeout: float) -> dict:
+    """One engine over one program, in a child process: its figures, or its outcome (timeout, error)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", engine, str(path)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"outcome": "timeout", "timeout_s": timeout}
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return {"outcome": "error", "error": last}
+    return {"outcome": "answered", **json.loads(done.stdout)}
+
+
+def disagreement(row: dict) -> str | None:
+    """Where the engines' answer counts differ (from each other, or from the suite's), or None."""
+    answered = {engine: r["counts"] for engine, r in row["runs"].items() if r["outcome"] == "answered"}
+    if row["expected"] is not None:
+        answered["the suite"] = row["expected"]
+    distinct = {json.dumps(counts, sort_keys=True) for counts in answered.values()}
+    if len(distinct) <= 1:
+        return None
+    return "; ".join(f"{who}: {counts}" for who, counts in answered.items())
+
+
+def measure(workloads: list[str], sizes: list[int] | None, engines: list[str], timeout: float, log) -> list[dict]:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="datalog-workloads-") as scratch:
+        for workload in workloads:
+            for size in ([0] if workload == "lubm" else sizes or SIZES[workload]):
+                built = program(workload, size)
+                path = Path(scratch) / f"{workload}-{size}.json"
+                path.write_text(json.dumps(built), "utf-8")
+                row = {"workload": workload, "size": size or facts_of(built), "facts": facts_of(built),
+                       "expected": built["expected"], "runs": {}}
+                for engine in engines:
+                    row["runs"][engine] = result = run(engine, path, timeout)
+                    log(f"{workload} {row['size']} {engine}: " + (f"{result['seconds']:.2f} s ({result['cpu_s']:.2f} s CPU), {result['peak_mb']:.0f} MB"
+                        if result["outcome"] == "answered" else result["outcome"] + " " + result.get("error", "")))
+                counts = [r["counts"] for r in row["runs"].values() if r["outcome"] == "answered"]
+                row["answers"] = sum(counts[0].values()) if counts else None
+                row["disagreement"] = disagreement(row)
+                for other in ("pydatalog", "clingo"):
+                    row[f"ours/{other}"] = ratios(row["runs"].get("ours"), row["runs"].get(other))
+                rows.append(row)
+    return rows
+
+
+def ratios(ours: dict | None, other: dict | None) -> dict | None:
+    """Wall time, CPU time and peak-memory ratios of ours to another engine, when both answered."""
+    if not ours or not other or ours["outcome"] != "answered" or other["outcome"] != "answered":
+        return None
+    return {key: ours[key] / other[key] for key in ("seconds", "cpu_s", "peak_mb")}
+
+
+def report(rows: list[dict], engines: list[str]) -> str:
+    """A Markdown table per workload: answers, each engine's CPU seconds and peak MB, the CPU time
+    ratios (CPU rather than wall time: on a shared machine it moves far less with the load)."""
+    out = []
+    for workload in dict.fromkeys(row["workload"] for row in rows):
+        others = [e for e in ("pydatalog", "clingo") if "ours" in engines and e in engines]
+        head = ["edges" if workload != "lubm" else "facts", "answers"]
+        head += [f"{e} CPU s / MB" for e in engines] + [f"ours/{e} CPU" for e in others]
+        out += [f"{workload}:", "", "| " + " | ".join(head) + " |", "|" + "---:|" * len(head)]
+        for row in (r for r in rows if r["workload"] == workload):
+            cells = [f"{row['size']:,}", "—" if row["answers"] is None else f"{row['answers']:,}"]
+            cells += [cell(row["runs"][e]) for e in engines]
+            cells += ["—" if row[f"ours/{e}"] is None else f"{row[f'ours/{e}']['cpu_s']:.2f}" for e in others]
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def cell(run_: dict) -> str:
+    if run_["outcome"] == "answered":
+        return f"{run_['cpu_s']:.2f} / {run_['peak_mb']:.0f}"
+    return f"> {run_['timeout_s']:g} s wall" if run_["outcome"] == "timeout" else "error"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=list(WORKLOADS))
+    parser.add_argument("--sizes", nargs="+", type=int, help="edges of the generated workloads (default: per workload)")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per run (default 20)")
+    parser.add_argument("--json", type=Path, help="write every figure to this file")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--child", nargs=2, metavar=("ENGINE", "PROGRAM"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(*args.child)
+        return 0
+    if args.sizes and min(args.sizes) < 1:
+        parser.error("--sizes: every size is a number of edges, at least 1")
+    log = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    rows = measure(args.workloads, args.sizes, args.engines, args.timeout, log)
+    print(report(rows, args.engines))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    wrong = [row for row in rows if row["disagreement"]]
+    for row in wrong:
+        print(f"answers differ on {row['workload']} {row['size']}: {row['disagreement']}", file=sys.stderr)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
