@@ -20,7 +20,7 @@ peak resident memory (VmHWM, else ``ru_maxrss``) is its peak memory. A run past 
 The engines' answer counts must agree (and, for LUBM, match the suite's): otherwise the
 script says where and exits with status 1.
 
-    python benchmarks/datalog_workloads.py                          # the default sizes (about 2 min)
+    python benchmarks/datalog_workloads.py                          # every workload at its default sizes: a few minutes
     python benchmarks/datalog_workloads.py --workloads chain --sizes 100 300 --engines ours clingo
     python benchmarks/datalog_workloads.py --json workloads.json --timeout 30
 """
@@ -219,13 +219,37 @@ def measure(workloads: list[str], sizes: list[int] | None, engines: list[str], t
                     row["runs"][engine] = result = run(engine, path, timeout)
                     log(f"{workload} {row['size']} {engine}: " + (f"{result['seconds']:.2f} s ({result['cpu_s']:.2f} s CPU), {result['peak_mb']:.0f} MB"
                         if result["outcome"] == "answered" else result["outcome"] + " " + result.get("error", "")))
-                counts = [r["counts"] for r in row["runs"].values() if r["outcome"] == "answered"]
-                row["answers"] = sum(counts[0].values()) if counts else None
-                row["disagreement"] = disagreement(row)
-                for other in ("pydatalog", "clingo"):
-                    row[f"ours/{other}"] = ratios(row["runs"].get("ours"), row["runs"].get(other))
-                rows.append(row)
+                rows.append(summarised(row))
     return rows
+
+
+def summarised(row: dict) -> dict:
+    """The row with its answer count, disagreement and ratios (re)computed from its runs."""
+    counts = [r["counts"] for r in row["runs"].values() if r["outcome"] == "answered"]
+    row["answers"] = sum(counts[0].values()) if counts else None
+    row["disagreement"] = disagreement(row)
+    for other in ("pydatalog", "clingo"):
+        row[f"ours/{other}"] = ratios(row["runs"].get("ours"), row["runs"].get(other))
+    return row
+
+
+def merged(paths: list[Path]) -> list[dict]:
+    """The rows of earlier ``--json`` files as one run: where two files measured the same workload
+    and size, an engine's answered run wins over an unanswered one, and a later file's over an
+    earlier's; an engine a row lacks is ``not run``."""
+    rows: dict[tuple, dict] = {}
+    for path in paths:
+        for row in json.loads(path.read_text("utf-8")):
+            kept = rows.setdefault((row["workload"], row["size"]), row)
+            for engine, result in row["runs"].items():
+                if result["outcome"] == "answered" or kept["runs"].get(engine, {}).get("outcome") != "answered":
+                    kept["runs"][engine] = result
+    ordered = sorted(rows.values(), key=lambda row: (WORKLOADS.index(row["workload"]), row["size"]))
+    engines = [e for e in ENGINES if any(e in row["runs"] for row in ordered)]
+    for row in ordered:
+        row["runs"] = {e: row["runs"].get(e, {"outcome": "not run"}) for e in engines}
+        summarised(row)
+    return ordered
 
 
 def ratios(ours: dict | None, other: dict | None) -> dict | None:
@@ -256,7 +280,35 @@ def report(rows: list[dict], engines: list[str]) -> str:
 def cell(run_: dict) -> str:
     if run_["outcome"] == "answered":
         return f"{run_['cpu_s']:.2f} / {run_['peak_mb']:.0f}"
-    return f"> {run_['timeout_s']:g} s wall" if run_["outcome"] == "timeout" else "error"
+    if run_["outcome"] == "timeout":
+        return f"> {run_['timeout_s']:g} s wall"
+    return run_["outcome"]
+
+
+def plot(rows: list[dict], engines: list[str], path: Path) -> None:
+    """Log-log curves, one column per generated workload: CPU seconds (top) and peak MB (bottom)
+    against edges, a line per engine over the sizes it answered."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    workloads = [w for w in WORKLOADS if w != "lubm" and any(row["workload"] == w for row in rows)]
+    figure, axes = pyplot.subplots(2, len(workloads), figsize=(4 * len(workloads), 6.5), squeeze=False)
+    for column, workload in enumerate(workloads):
+        for engine in engines:
+            points = [(row["size"], row["runs"][engine]) for row in rows
+                      if row["workload"] == workload and row["runs"][engine]["outcome"] == "answered"]
+            for axis, key in zip(axes[:, column], ("cpu_s", "peak_mb")):
+                axis.plot([size for size, _ in points], [r[key] for _, r in points], marker="o", label=engine)
+        axes[0, column].set_title({"chain": "closure of a chain", "random": "closure of a random graph",
+                                   "tree": "same generation on a tree"}[workload])
+        for axis, label in zip(axes[:, column], ("CPU seconds", "peak MB")):
+            axis.set(xscale="log", yscale="log", xlabel="edges", ylabel=label)
+            axis.grid(True, which="both", alpha=0.3)
+    axes[0, 0].legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -266,6 +318,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per run (default 20)")
     parser.add_argument("--json", type=Path, help="write every figure to this file")
+    parser.add_argument("--from", dest="saved", nargs="+", type=Path, metavar="JSON",
+                        help="measure nothing: the tables (and --plot) of earlier --json files, merged")
+    parser.add_argument("--plot", type=Path, help="draw CPU time and peak memory against size to this PNG")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "PROGRAM"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -275,8 +330,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.sizes and min(args.sizes) < 1:
         parser.error("--sizes: every size is a number of edges, at least 1")
     log = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    rows = measure(args.workloads, args.sizes, args.engines, args.timeout, log)
-    print(report(rows, args.engines))
+    if args.saved:
+        rows = merged(args.saved)
+        engines = list(rows[0]["runs"]) if rows else []
+    else:
+        rows, engines = measure(args.workloads, args.sizes, args.engines, args.timeout, log), args.engines
+    print(report(rows, engines))
+    if args.plot:
+        plot(rows, engines, args.plot)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", "utf-8")
     wrong = [row for row in rows if row["disagreement"]]

@@ -75,3 +75,28 @@ def test_datalog_workloads_timeout(tmp_path):
     [row] = json.loads(out.read_text("utf-8"))
     assert [run["outcome"] for run in row["runs"].values()] == ["timeout", "timeout"]
     assert row["answers"] is None and row["ours/clingo"] is None and "> 0.01 s wall" in done.stdout
+
+
+def test_datalog_workloads_from_saved_runs(tmp_path):
+    """--from merges earlier --json files (an answered run wins; a missing engine is 'not run'),
+    recomputes the ratios, and a disagreement between engines makes the exit status 1."""
+    answered = {"outcome": "answered", "seconds": 2.0, "cpu_s": 1.0, "peak_mb": 40.0, "base_mb": 35.0}
+    first = [{"workload": "chain", "size": 5, "facts": 5, "expected": None,
+              "runs": {"ours": {"outcome": "timeout", "timeout_s": 1}, "clingo": {**answered, "counts": {"rpath": 15}}}}]
+    second = [{"workload": "chain", "size": 5, "facts": 5, "expected": None,
+               "runs": {"ours": {**answered, "cpu_s": 3.0, "counts": {"rpath": 15}}}}]
+    paths = [tmp_path / "first.json", tmp_path / "second.json"]
+    for path, rows in zip(paths, (first, second)):
+        path.write_text(json.dumps(rows), "utf-8")
+    script = BENCH.with_name("datalog_workloads.py")
+    done = subprocess.run([sys.executable, str(script), "--from", *map(str, paths), "--json", str(tmp_path / "m.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads((tmp_path / "m.json").read_text("utf-8"))
+    assert list(row["runs"]) == ["ours", "clingo"] and row["ours/clingo"]["cpu_s"] == 3.0
+    assert "| 5 | 15 | 3.00 / 40 | 1.00 / 40 | 3.00 |" in done.stdout
+    second[0]["runs"]["ours"]["counts"] = {"rpath": 14}
+    paths[1].write_text(json.dumps(second), "utf-8")
+    done = subprocess.run([sys.executable, str(script), "--from", *map(str, paths)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1 and "answers differ on chain 5" in done.stderr
