@@ -13,20 +13,22 @@ same program on every run):
 
 Every workload is a conformance-suite case (generated or read), turned into KB text by
 ``tests/conformance.py``'s ``translate``. Each engine answers it in a child process of its
-own, timed (its modules imported) from the program text to the answer counts (ours: parse, check, materialise,
-query; pyDatalog: the same program compiled and queried through ``KnowledgeBase``, our
-``--engine pydatalog`` backend; clingo: the same text, parse, ground, solve); the child's
-peak resident memory (VmHWM, else ``ru_maxrss``) is its peak memory. A run past ``--timeout`` is killed and reported as such.
-The engines' answer counts must agree (and, for LUBM, match the suite's): otherwise the
-script says where and exits with status 1.
+own, timed (its modules already imported) from the program text to the answer counts (ours:
+parse, check, materialise, query; pyDatalog: the same program compiled and queried through
+``KnowledgeBase``, our ``--engine pydatalog`` backend; clingo: the same text, parse, ground,
+solve); the child's peak resident memory is its peak memory. A run past ``--timeout`` (wall
+seconds) is killed and reported as such. The engines' answer counts must agree (and, for
+LUBM, match the suite's): otherwise the script says where and exits with status 1.
 
-    python benchmarks/datalog_workloads.py                          # every workload at its default sizes: a few minutes
+    python benchmarks/datalog_workloads.py               # every workload at its default sizes: a few minutes
     python benchmarks/datalog_workloads.py --workloads chain --sizes 100 300 --engines ours clingo
-    python benchmarks/datalog_workloads.py --json workloads.json --timeout 30
+    python benchmarks/datalog_workloads.py --json run.json --timeout 30
+    python benchmarks/datalog_workloads.py --from run.json other.json --plot curves.png
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import json
 import random
@@ -40,6 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+import conformance  # noqa: E402
 from conformance import _cases_in, relation, translate  # noqa: E402
 from datalog_conformance import TestCase  # noqa: E402
 
@@ -56,31 +59,39 @@ SAME_GENERATION = ["sg(X, Y) :- parent(X, P), parent(Y, P), X != Y.",
 
 # the workloads ------------------------------------------------------------------------------
 def program(workload: str, size: int) -> dict:
-    """A workload as the child runs it: its KB text, the relations counted (name → arity), and
-    the answer counts the suite expects (LUBM only)."""
+    """A workload as the child runs it: its KB text, the relations counted (name → arity), its
+    number of facts, and the answer counts the suite expects (LUBM only)."""
     if workload == "lubm":
         return _lubm()
     case = _generated(workload, size)
-    return {"text": translate(case), "relations": {relation(p): 2 for p in case.expect}, "expected": None}
+    return {"text": translate(case), "relations": {relation(p): 2 for p in case.expect},
+            "facts": sum(map(len, case.program.facts.values())), "expected": None}
+
+
+def _chain(size: int, chooser: random.Random) -> tuple[dict, list[str], str]:
+    return {"edge": [[i, i + 1] for i in range(size)]}, CLOSURE, "path"
+
+
+def _random_graph(size: int, chooser: random.Random) -> tuple[dict, list[str], str]:
+    edges: set[tuple[int, int]] = set()
+    while len(edges) < size:
+        a, b = chooser.randrange(size), chooser.randrange(size)
+        if a != b:
+            edges.add((a, b))
+    return {"edge": [list(e) for e in sorted(edges)]}, CLOSURE, "path"
+
+
+def _tree(size: int, chooser: random.Random) -> tuple[dict, list[str], str]:
+    parents = [[i, chooser.randrange(max(0, i - TREE_WIDTH), i)] for i in range(1, size + 1)]
+    return {"parent": parents}, SAME_GENERATION, "sg"
+
+
+GENERATED = {"chain": _chain, "random": _random_graph, "tree": _tree}  # → (facts, rules, relation counted)
 
 
 def _generated(workload: str, size: int) -> TestCase:
     """The generated workload as a conformance case (its expectations empty: the engines are compared)."""
-    chooser = random.Random(f"{workload}-{size}")
-    if workload == "chain":
-        facts, rules, counted = {"edge": [[i, i + 1] for i in range(size)]}, CLOSURE, "path"
-    elif workload == "random":
-        edges: set[tuple[int, int]] = set()
-        while len(edges) < size:
-            a, b = chooser.randrange(size), chooser.randrange(size)
-            if a != b:
-                edges.add((a, b))
-        facts, rules, counted = {"edge": [list(e) for e in sorted(edges)]}, CLOSURE, "path"
-    elif workload == "tree":
-        parents = [[i, chooser.randrange(max(0, i - TREE_WIDTH), i)] for i in range(1, size + 1)]
-        facts, rules, counted = {"parent": parents}, SAME_GENERATION, "sg"
-    else:
-        raise ValueError(f"unknown workload {workload!r}")
+    facts, rules, counted = GENERATED[workload](size, random.Random(f"{workload}-{size}"))
     return TestCase.from_dict({"name": f"{workload}_{size}", "description": f"{workload} of {size} edges",
                                "source": f"bench/{workload}", "program": {"facts": facts, "rules": rules},
                                "expect": {counted: []}})
@@ -88,26 +99,27 @@ def _generated(workload: str, size: int) -> TestCase:
 
 def _lubm() -> dict:
     """The LUBM case, translated once and kept in the cache directory (reading its 17 MB of YAML
-    costs about 10 s of CPU): its 20 cases share one program and each asserts one relation."""
+    costs about 10 s of CPU) under the suite's version and a digest of the translation's module:
+    its 20 cases share one program and each asserts one relation."""
+    from importlib.metadata import version
+
     from datalog_conformance.plugin import get_tests_dir
     from liuren_logic.cache import directory
 
-    kept = directory() / "bench" / "lubm-datalog-conformance-0.1.0.json"
+    translation = hashlib.sha256(Path(conformance.__file__).read_bytes()).hexdigest()[:12]
+    kept = directory() / "bench" / f"lubm-{version('datalog-conformance')}-{translation}.json"
     if kept.exists():
         return json.loads(kept.read_text("utf-8"))
     cases = _cases_in(get_tests_dir() / LUBM)
     expected = {relation(pred): len(rows) for case in cases for pred, rows in case.expect.items()}
-    found = {"text": translate(cases[0]), "relations": dict.fromkeys(sorted(expected), 0), "expected": expected}
+    found = {"text": translate(cases[0]), "relations": dict.fromkeys(sorted(expected), 0),
+             "facts": sum(map(len, cases[0].program.facts.values())), "expected": expected}
     for case in cases:
         for pred, rows in case.expect.items():
             found["relations"][relation(pred)] = len(rows[0])
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(json.dumps(found), "utf-8")
     return found
-
-
-def facts_of(workload: dict) -> int:
-    return sum(1 for line in workload["text"].splitlines() if line and not line.startswith("@") and ":-" not in line)
 
 
 # the engines (in the child) -----------------------------------------------------------------
@@ -213,7 +225,7 @@ def measure(workloads: list[str], sizes: list[int] | None, engines: list[str], t
                 built = program(workload, size)
                 path = Path(scratch) / f"{workload}-{size}.json"
                 path.write_text(json.dumps(built), "utf-8")
-                row = {"workload": workload, "size": size or facts_of(built), "facts": facts_of(built),
+                row = {"workload": workload, "size": size or built["facts"], "facts": built["facts"],
                        "expected": built["expected"], "runs": {}}
                 for engine in engines:
                     row["runs"][engine] = result = run(engine, path, timeout)
