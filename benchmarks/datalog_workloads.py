@@ -245,13 +245,34 @@ def summarised(row: dict) -> dict:
     return row
 
 
-def merged(paths: list[Path]) -> list[dict]:
-    """The rows of earlier ``--json`` files as one run: where two files measured the same workload
-    and size, an engine's answered run wins over an unanswered one, and a later file's over an
+class SavedError(Exception):
+    """A ``--from`` file that cannot be read as the rows of a ``--json`` run."""
+
+
+def saved(path: Path) -> list[dict]:
+    """The rows of a ``--json`` file, or a :class:`SavedError` naming the file and what is wrong."""
+    try:
+        rows = json.loads(path.read_text("utf-8"))
+    except OSError as error:
+        raise SavedError(f"--from {path}: {error.strerror}") from None
+    except (UnicodeError, ValueError) as error:
+        raise SavedError(f"--from {path}: not JSON ({error})") from None
+    shaped = isinstance(rows, list) and all(
+        isinstance(row, dict) and row.get("workload") in WORKLOADS and isinstance(row.get("size"), int)
+        and isinstance(row.get("runs"), dict) and all(isinstance(r, dict) and "outcome" in r for r in row["runs"].values())
+        for row in rows)
+    if not shaped:
+        raise SavedError(f"--from {path}: not the rows a --json run writes")
+    return rows
+
+
+def merged(runs: list[list[dict]]) -> list[dict]:
+    """The rows of earlier ``--json`` runs as one run: where two runs measured the same workload
+    and size, an engine's answered run wins over an unanswered one, and a later run's over an
     earlier's; an engine a row lacks is ``not run``."""
     rows: dict[tuple, dict] = {}
-    for path in paths:
-        for row in json.loads(path.read_text("utf-8")):
+    for found in runs:
+        for row in found:
             kept = rows.setdefault((row["workload"], row["size"]), row)
             for engine, result in row["runs"].items():
                 if result["outcome"] == "answered" or kept["runs"].get(engine, {}).get("outcome") != "answered":
@@ -341,9 +362,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.sizes and min(args.sizes) < 1:
         parser.error("--sizes: every size is a number of edges, at least 1")
+    if args.timeout <= 0:
+        parser.error("--timeout: a number of seconds above 0")
     log = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     if args.saved:
-        rows = merged(args.saved)
+        try:
+            rows = merged([saved(path) for path in args.saved])
+        except SavedError as error:
+            print(f"datalog_workloads: {error}", file=sys.stderr)
+            return 2
         engines = list(rows[0]["runs"]) if rows else []
     else:
         rows, engines = measure(args.workloads, args.sizes, args.engines, args.timeout, log), args.engines

@@ -100,3 +100,15 @@ def test_datalog_workloads_from_saved_runs(tmp_path):
     done = subprocess.run([sys.executable, str(script), "--from", *map(str, paths)], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 1 and "answers differ on chain 5" in done.stderr
+
+
+@pytest.mark.parametrize("text", [None, "[1]", "not json"])
+def test_datalog_workloads_from_bad_file(tmp_path, text):
+    """A --from file that is missing, or not the rows of a --json run: one line naming it, status 2."""
+    path = tmp_path / "run.json"
+    if text is not None:
+        path.write_text(text, "utf-8")
+    done = subprocess.run([sys.executable, str(BENCH.with_name("datalog_workloads.py")), "--from", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"datalog_workloads: --from {path}: ")
