@@ -209,7 +209,7 @@ def run(engine: str, path: Path, timeout: float) -> dict:
 def disagreement(row: dict) -> str | None:
     """Where the engines' answer counts differ (from each other, or from the suite's), or None."""
     answered = {engine: r["counts"] for engine, r in row["runs"].items() if r["outcome"] == "answered"}
-    if row["expected"] is not None:
+    if row.get("expected") is not None:
         answered["the suite"] = row["expected"]
     distinct = {json.dumps(counts, sort_keys=True) for counts in answered.values()}
     if len(distinct) <= 1:
@@ -229,10 +229,16 @@ def measure(workloads: list[str], sizes: list[int] | None, engines: list[str], t
                        "expected": built["expected"], "runs": {}}
                 for engine in engines:
                     row["runs"][engine] = result = run(engine, path, timeout)
-                    log(f"{workload} {row['size']} {engine}: " + (f"{result['seconds']:.2f} s ({result['cpu_s']:.2f} s CPU), {result['peak_mb']:.0f} MB"
-                        if result["outcome"] == "answered" else result["outcome"] + " " + result.get("error", "")))
+                    log(f"{workload} {row['size']} {engine}: {said(result)}")
                 rows.append(summarised(row))
     return rows
+
+
+def said(result: dict) -> str:
+    """One run in a few words, for the progress lines."""
+    if result["outcome"] == "answered":
+        return f"{result['seconds']:.2f} s ({result['cpu_s']:.2f} s CPU), {result['peak_mb']:.0f} MB"
+    return " ".join(str(result[key]) for key in ("outcome", "timeout_s", "error") if key in result)
 
 
 def summarised(row: dict) -> dict:
@@ -259,11 +265,21 @@ def saved(path: Path) -> list[dict]:
         raise SavedError(f"--from {path}: not JSON ({error})") from None
     shaped = isinstance(rows, list) and all(
         isinstance(row, dict) and row.get("workload") in WORKLOADS and isinstance(row.get("size"), int)
-        and isinstance(row.get("runs"), dict) and all(isinstance(r, dict) and "outcome" in r for r in row["runs"].values())
-        for row in rows)
+        and isinstance(row.get("runs"), dict) and all(map(_run_shaped, row["runs"].values())) for row in rows)
     if not shaped:
         raise SavedError(f"--from {path}: not the rows a --json run writes")
     return rows
+
+
+def _run_shaped(result) -> bool:
+    """Whether a saved run has what the tables read: an outcome, and an answered run's figures."""
+    if not isinstance(result, dict) or result.get("outcome") not in ("answered", "timeout", "error", "not run"):
+        return False
+    if result["outcome"] == "timeout":
+        return isinstance(result.get("timeout_s"), (int, float))
+    return result["outcome"] != "answered" or (
+        all(isinstance(result.get(key), (int, float)) for key in ("seconds", "cpu_s", "peak_mb"))
+        and isinstance(result.get("counts"), dict))
 
 
 def merged(runs: list[list[dict]]) -> list[dict]:
@@ -286,10 +302,11 @@ def merged(runs: list[list[dict]]) -> list[dict]:
 
 
 def ratios(ours: dict | None, other: dict | None) -> dict | None:
-    """Wall time, CPU time and peak-memory ratios of ours to another engine, when both answered."""
+    """Wall time, CPU time and peak-memory ratios of ours to another engine, when both answered
+    (None for a figure of the other's too small to divide by)."""
     if not ours or not other or ours["outcome"] != "answered" or other["outcome"] != "answered":
         return None
-    return {key: ours[key] / other[key] for key in ("seconds", "cpu_s", "peak_mb")}
+    return {key: ours[key] / other[key] if other[key] > 0 else None for key in ("seconds", "cpu_s", "peak_mb")}
 
 
 def report(rows: list[dict], engines: list[str]) -> str:
@@ -304,10 +321,14 @@ def report(rows: list[dict], engines: list[str]) -> str:
         for row in (r for r in rows if r["workload"] == workload):
             cells = [f"{row['size']:,}", "—" if row["answers"] is None else f"{row['answers']:,}"]
             cells += [cell(row["runs"][e]) for e in engines]
-            cells += ["—" if row[f"ours/{e}"] is None else f"{row[f'ours/{e}']['cpu_s']:.2f}" for e in others]
+            cells += [ratio_cell(row[f"ours/{e}"]) for e in others]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def ratio_cell(ratio: dict | None) -> str:
+    return "—" if ratio is None or ratio["cpu_s"] is None else f"{ratio['cpu_s']:.2f}"
 
 
 def cell(run_: dict) -> str:

@@ -81,8 +81,9 @@ def test_datalog_workloads_from_saved_runs(tmp_path):
     """--from merges earlier --json files (an answered run wins; a missing engine is 'not run'),
     recomputes the ratios, and a disagreement between engines makes the exit status 1."""
     answered = {"outcome": "answered", "seconds": 2.0, "cpu_s": 1.0, "peak_mb": 40.0, "base_mb": 35.0}
+    timeout = {"outcome": "timeout", "timeout_s": 1}
     first = [{"workload": "chain", "size": 5, "facts": 5, "expected": None,
-              "runs": {"ours": {"outcome": "timeout", "timeout_s": 1}, "clingo": {**answered, "counts": {"rpath": 15}}}}]
+              "runs": {"ours": timeout, "clingo": {**answered, "counts": {"rpath": 15}}}}]
     second = [{"workload": "chain", "size": 5, "facts": 5, "expected": None,
                "runs": {"ours": {**answered, "cpu_s": 3.0, "counts": {"rpath": 15}}}}]
     paths = [tmp_path / "first.json", tmp_path / "second.json"]
@@ -102,7 +103,8 @@ def test_datalog_workloads_from_saved_runs(tmp_path):
     assert done.returncode == 1 and "answers differ on chain 5" in done.stderr
 
 
-@pytest.mark.parametrize("text", [None, "[1]", "not json"])
+@pytest.mark.parametrize("text", [None, "[1]", "not json", '[{"workload": "chain", "size": 1, "runs": {"ours": '
+                                  '{"outcome": "answered"}}}]'])
 def test_datalog_workloads_from_bad_file(tmp_path, text):
     """A --from file that is missing, or not the rows of a --json run: one line naming it, status 2."""
     path = tmp_path / "run.json"
