@@ -509,7 +509,8 @@ class _Teacher:
                 deepest = [self.state("deepest", v) for v in pool]
                 walks.append(self.capital(self.template(deepest[0], {"U": self.sep(pool)})) + t["end"])
                 break
-            steps = {q: self.explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
+            # how far past the seat each palace lies (a reading that counts the seat binds no D: 0)
+            steps = {q: self.explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding.get("D", 0) for q in path}
             path.sort(key=steps.get)
             for q in path:
                 self.state("on_path", u, q)
