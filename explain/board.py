@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from .dispute_view import dispute_data, dispute_lines
 from .practice import life_line, marks_line, practice_data, strength_line, transmission_mark
 
 if TYPE_CHECKING:
@@ -53,6 +54,7 @@ def chart_data(chart: "Chart") -> dict:
         "bifa": [{"number": n, "line": f} for n, f in chart.bifa],
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
         **practice_data(chart),
+        "disputes": dispute_data(chart),
         **({"calendar": J.calendar(chart.moment)} if chart.moment is not None else {}),
     })
 
@@ -183,6 +185,7 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
                      + (f"  {mark}" if mark else ""))
     if not chart.transmissions:
         lines.append("  — (no rule gives the transmissions; ask why-not initial)")
+    lines += dispute_lines(chart, lang)
     lines += _spirits_and_patterns(chart, w, all_generals)
     if chart.bifa:
         lines += ["", f"{w['bifa']}:"] + [f"  {n:>3}. {f}" for n, f in chart.bifa]
