@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from liuren_logic.disputes import CONCLUSIONS, SETS, disputes, reading_name
+from liuren_logic.disputes import CONCLUSIONS, SETS, disputes, holding_under, reading_name
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -37,3 +37,22 @@ def _names(text: str, lang: str) -> str:
 def dispute_data(chart: "Chart") -> list[dict]:
     """``disputes`` of ``cast --json``: {conclusion, value, topic, reading, alternative} each."""
     return [d.to_dict() for d in disputes(chart)]
+
+
+WOULD = {"zh": "依{reading}，{atom}：{rule}。", "en": "Under the reading {reading}, {atom}: {rule}."}
+
+
+def reading_lines(chart: "Chart", pred: str, args: tuple, lang: str = "zh") -> list[str]:
+    """For a why-not: each other shipped reading under which the atom holds, with the rule that
+    derives it there (its first firing, as the why-not's decisive rule)."""
+    from liuren_logic.labels import atom_label
+    from liuren_logic.provenance import firing_label
+
+    lines = []
+    for topic, reading, other in holding_under(chart, pred, args):
+        session = other.session
+        firing = session.explainer(other.id).firings((pred, tuple(args)))[0]
+        atom = atom_label(session.kb.program.preds[pred], args, lang) or f"{pred}{tuple(args)}"
+        lines.append(WOULD[lang].format(reading=reading_name(topic, reading, lang), atom=atom,
+                                        rule=firing_label(firing, lang)))
+    return lines

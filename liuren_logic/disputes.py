@@ -256,3 +256,17 @@ def _module(path) -> S.Module:
     from .parser import parse_source
 
     return parse_source(path.read_bytes(), display_path(path, kb_root()))
+
+
+def holding_under(chart: "Chart", pred: str, args: tuple) -> list[tuple[str, str, "Chart"]]:
+    """(topic, reading, the chart under it) for each other shipped reading under which the atom
+    ``pred(args…)``, absent from the chart, holds; only readings that change some conclusion of
+    the chart (its :func:`disputes`) are asked."""
+    school = chart.session.kb.school
+    found = []
+    for topic, reading in dict.fromkeys((d.topic, d.reading) for d in disputes(chart)):
+        other = _cast_under(chart, school.with_readings({topic: reading}))
+        if other is not None and pred in other.session.kb.program.preds \
+                and other.session.source(other.id).holds(pred, list(args)):
+            found.append((topic, reading, other))
+    return found
