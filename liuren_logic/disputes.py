@@ -133,14 +133,19 @@ def _other_readings(school) -> Iterator[tuple[str, str]]:
 _sessions: dict[str, "Session"] = {}  # a school with one reading swapped → its session, kept for the process
 
 
-def _cast_under(chart: "Chart", school) -> "Chart | None":
-    """The chart's inputs cast under another school (None when that school cannot cast them: a reading
-    that needs what the chart was not given, such as daynight=sun without a place)."""
+def session_under(session: "Session", school) -> "Session":
+    """A session of ``school`` (the session's school with a reading swapped) on the same engine, kept."""
     from .session import Session
 
     if school.name not in _sessions:
-        _sessions[school.name] = Session(school, engine=chart.session.engine)
-    session = _sessions[school.name]
+        _sessions[school.name] = Session(school, engine=session.engine)
+    return _sessions[school.name]
+
+
+def _cast_under(chart: "Chart", school) -> "Chart | None":
+    """The chart's inputs cast under another school (None when that school cannot cast them: a reading
+    that needs what the chart was not given, such as daynight=sun without a place)."""
+    session = session_under(chart.session, school)
     try:
         return session.cast_many([chart.inputs], alongside=chart.session)[0]
     except InputError:
