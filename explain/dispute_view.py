@@ -56,3 +56,14 @@ def reading_lines(chart: "Chart", pred: str, args: tuple, lang: str = "zh") -> l
         lines.append(WOULD[lang].format(reading=reading_name(topic, reading, lang), atom=atom,
                                         rule=firing_label(firing, lang)))
     return lines
+
+
+def dispute_html(chart: "Chart", lang: str = "zh") -> str:
+    """The page's and the app's section of disputes ('' when there are none)."""
+    from .page import esc
+
+    lines = dispute_lines(chart, lang)
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line.strip())}</li>" for line in lines[2:])
+    return f'<section class="lr-disputes"><h2>{esc(HEADING[lang])}</h2><ul>{items}</ul></section>'

@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from .board import POSITION_NAMES, SQUARE, WORDS
+from .dispute_view import dispute_html
 from .lesson import CONCLUSION_STEPS, Step, cite, header, lesson_steps, number
 from .picture import render
 from .tree import render as render_tree
@@ -208,7 +209,7 @@ def fragment(chart: "Chart", lang: str = "zh", engine: Optional[str] = None,
                         for k in keys)
     return (f'<div class="liuren-page" lang="{"zh-Hant" if lang == "zh" else "en"}"><style>{CSS}</style>'
             f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: {esc(chart.session.name)}</div>'
-            f"{board_html(chart, lang)}"
+            f"{board_html(chart, lang)}{dispute_html(chart, lang)}"
             f'<aside class="lr-panel"><p>{esc(PAGE_WORDS[lang]["hint"])}</p></aside>'
             f"{templates}<script>{SCRIPT}</script></div>")
 

@@ -59,3 +59,10 @@ def test_a_chart_no_reading_touches_has_no_disputes_and_the_board_no_section(def
     assert D._disputes(chart, default.kb.school) == []
     monkeypatch.setattr(dispute_view, "disputes", lambda _: [])  # not through the cache, which keeps the real ones
     assert "異說" not in board.render_chart(chart)
+
+
+def test_the_page_carries_the_disputes(default):
+    from liuren_logic.explain.page import fragment
+
+    html = fragment(default.cast_at(HOROSA_62), "zh")
+    assert '<section class="lr-disputes"><h2>異說</h2><ul><li>末傳 卯 ⚠ 伏吟末傳（取沖） → 午</li>' in html
