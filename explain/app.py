@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from .board import WORDS, render_chart, spirit_omens
 from .contrast import answer
+from .dispute_view import dispute_html, readings_first
 from .page import CSS, board_html, derivation_html, esc, picture_html
 from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
@@ -75,7 +76,8 @@ def board(chart: "Chart", lang: str = "zh") -> dict:
     a = APP_WORDS[lang]
     return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang),
             "html": (f'<div class="lr-head">{esc(header(chart, lang))} · {esc(WORDS[lang]["school"])}: '
-                     f"{esc(chart.session.name)}</div>{board_html(chart, lang)}{_spirits_and_patterns(chart, lang)}"
+                     f"{esc(chart.session.name)}</div>{board_html(chart, lang)}{dispute_html(chart, lang)}"
+                     f"{_spirits_and_patterns(chart, lang)}"
                      f"<details><summary>{esc(a['text_board'])}</summary><pre>{esc(render_chart(chart, lang))}</pre>"
                      "</details>")}
 
@@ -96,6 +98,7 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
     """Why a conclusion is not ``value``: the decisive reason in a few lines and its
     derivation drawn; every rule that could have derived it folded below (as ``--full``)."""
     short = answer(chart, question, value, lang)
+    short.lines[:0] = readings_first(chart, question, value, lang)  # another reading under which it holds
     full = chart.session.why_not(chart, question, value)
     a = APP_WORDS[lang]
     lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)

@@ -67,3 +67,10 @@ def dispute_html(chart: "Chart", lang: str = "zh") -> str:
         return ""
     items = "".join(f"<li>{esc(line.strip())}</li>" for line in lines[2:])
     return f'<section class="lr-disputes"><h2>{esc(HEADING[lang])}</h2><ul>{items}</ul></section>'
+
+
+def readings_first(chart: "Chart", question: str, value: str, lang: str = "zh") -> list[str]:
+    """A why-not's first lines (the command's and the app's): :func:`reading_lines` for the question
+    (``final`` 午, any chart relation, an atom)."""
+    pred, args = chart.session.resolve(chart, question, value)
+    return reading_lines(chart, pred, tuple(args), lang)

@@ -313,9 +313,10 @@ def cmd_why(args, negative: bool = False) -> int:
     short = None
     if negative and chart is not None and "(" not in args.question:
         from .explain.contrast import answer
+        from .explain.dispute_view import readings_first
 
         short = answer(chart, args.question, args.value, args.lang)  # the decisive reason first
-        short.lines[:0] = _other_readings_first(chart, args)
+        short.lines[:0] = readings_first(chart, args.question, args.value, args.lang)
     if fmt == "json":
         from .jsondata import derivation
 
@@ -330,14 +331,6 @@ def cmd_why(args, negative: bool = False) -> int:
     else:
         _write(_picture(short.picture() if short is not None and not args.full else graph, fmt, args), args, [session])
     return 0
-
-
-def _other_readings_first(chart, args) -> list[str]:
-    """The why-not's first lines: each other shipped reading under which the asked atom holds."""
-    from .explain.dispute_view import reading_lines
-
-    pred, atom_args = chart.session.resolve(chart, args.question, args.value)
-    return reading_lines(chart, pred, tuple(atom_args), args.lang)
 
 
 def _picture(graph: "Digraph", fmt: str, args) -> str | bytes:

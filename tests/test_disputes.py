@@ -66,3 +66,12 @@ def test_the_page_carries_the_disputes(default):
 
     html = fragment(default.cast_at(HOROSA_62), "zh")
     assert '<section class="lr-disputes"><h2>異說</h2><ul><li>末傳 卯 ⚠ 伏吟末傳（取沖） → 午</li>' in html
+
+
+def test_the_app_shows_the_disputes_and_its_why_not_names_the_reading_first(default):
+    from liuren_logic.explain import app
+
+    chart = default.cast_at(HOROSA_62)
+    assert "<li>末傳 卯 ⚠ 伏吟末傳（取沖） → 午</li>" in app.board(chart, "zh")["html"]
+    lines = app.refutation(chart, "final", "午", "zh")["lines"]
+    assert lines[0] == "依伏吟末傳（取沖），末傳午：中傳子刑回初傳卯，改取子之沖午。" and lines[1] == "末傳午：不成立。"
