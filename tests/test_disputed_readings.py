@@ -49,6 +49,10 @@ def test_daquans_biyong_ge_gives_zhinan_case_37(default, zhinan_cases):
     assert [n for n, f in verdicts.items() if f == (default.name,)] == ["105"]
     changed = _changed(default, {"shehai_biyong": "daquan"})
     assert changed[("戊辰", 7)] == ("子未寅", "午丑申") and len(changed) == 9
+    for day, offset in changed:  # why-not under the reading: every branch but its initial, and never the initial
+        chart = daquan.cast_offset(day, offset)
+        rejected = {x for (x,) in chart.rows("rejected")}
+        assert rejected == set("子丑寅卯辰巳午未申酉戌亥") - {chart.sanchuan[0]}, chart.id
 
 
 def test_the_void_branch_carries_the_next_decades_stem_as_the_zhinan_prints(default, zhinan_cases):
