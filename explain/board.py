@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
+from .dispute_view import dispute_data, dispute_items
 from .practice import life_parts, mark_items, practice_data, strength_line
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ def chart_data(chart: "Chart", question: Optional[str] = None) -> dict:
         "bifa": [{"number": n, "line": f} for n, f in chart.bifa],
         "reliefs": [{"pattern": p, "relief": r} for p, r in chart.reliefs],
         **practice_data(chart),
+        "disputes": dispute_data(chart),
         **({"calendar": J.calendar(chart.moment)} if chart.moment is not None else {}),
         **({"judgement": judged} if (judged := judgement_data(chart, question)) is not None else {}),
     })
@@ -325,6 +327,14 @@ def spirits_section(chart: "Chart", lang: str, options: dict) -> Optional[Sectio
     return Section("spirits", w["spirits"], rows) if rows else None
 
 
+def disputes_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
+    """異說: each conclusion another shipped reading would change, that reading and its answer."""
+    from .dispute_view import HEADING
+
+    rows = [[Cell(item)] for item in dispute_items(chart, lang)]
+    return Section("disputes", HEADING[lang], rows) if rows else None
+
+
 def chart_place(wheres: list[str]) -> int:
     """Where a branch first shows, in the board's order (干上 干陰 支上 支陰 初傳 中傳 末傳 本命 行年)."""
     order = ("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳", "本命", "行年")
@@ -332,8 +342,8 @@ def chart_place(wheres: list[str]) -> int:
 
 
 SECTIONS: tuple[Callable[..., Optional[Section]], ...] = (
-    header_section, plates_section, lessons_section, transmissions_section, generals_section,
-    keti_section, patterns_section, bifa_section, spirits_section)
+    header_section, plates_section, lessons_section, transmissions_section, disputes_section,
+    generals_section, keti_section, patterns_section, bifa_section, spirits_section)
 
 
 def sections(chart: "Chart", lang: str = "zh", **options) -> list[Section]:

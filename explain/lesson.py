@@ -35,6 +35,8 @@ from liuren_logic.inputs import members
 from liuren_logic.labels import fill, number
 from liuren_logic.provenance import atom_text
 
+from .dispute_view import dispute_lines
+
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
@@ -512,7 +514,8 @@ class _Teacher:
                 deepest = [self.state("deepest", v) for v in pool]
                 walks.append(self.capital(self.template(deepest[0], {"U": self.sep(pool)})) + t["end"])
                 break
-            steps = {q: self.explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding["D"] for q in path}
+            # how far past the seat each palace lies (a reading that counts the seat binds no D: 0)
+            steps = {q: self.explainer.firings(("on_path", (self.chart.id, u, q)))[0].binding.get("D", 0) for q in path}
             path.sort(key=steps.get)
             for q in path:
                 self.state("on_path", u, q)
@@ -851,4 +854,5 @@ def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] 
     steps = steps if steps is not None else lesson_steps(chart, lang)
     head = header(chart, lang) + ("\n" + follows_line(steps, follows, lang) if follows else "")
     blocks = [head] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)]
-    return "\n\n".join(blocks)
+    disputed = dispute_lines(chart, lang)[1:]  # what another shipped reading concludes otherwise
+    return "\n\n".join(blocks + (["\n".join(disputed)] if disputed else []))

@@ -157,8 +157,10 @@ def _table_options(table: argparse.ArgumentParser) -> None:
 
 def _audit_options(audit: argparse.ArgumentParser) -> None:
     _school_options(audit)
-    audit.add_argument("--vs", required=True,
-                       help="the other reading: topic=reading[,…] on the same school, or a school name or .toml file")
+    audit.add_argument("--vs", help="the other reading: topic=reading[,…] on the same school, or a school name or "
+                                    ".toml file (without it, --cases weighs every shipped reading of every topic)")
+    audit.add_argument("--against", type=Path, help="a JSON file of another caster's answers: which differences a "
+                                                    "shipped reading explains (docs/audit_evidence.md)")
     audit.add_argument("--times", choices=("both", "day", "night"), default="both",
                        help="the 720 charts by day (hour 午), by night (hour 子) or both (default)")
     audit.add_argument("--from", dest="start", help="instead of the 720 charts: moments from this date-time …")
@@ -388,8 +390,10 @@ def cmd_why(args, negative: bool = False) -> int:
     short = None
     if negative and chart is not None and "(" not in args.question:
         from .explain.contrast import answer
+        from .explain.dispute_view import readings_first
 
         short = answer(chart, args.question, args.value, args.lang)  # the decisive reason first
+        short.lines[:0] = readings_first(chart, args.question, args.value, args.lang)
     if fmt == "json":
         from .jsondata import derivation
 
@@ -571,6 +575,10 @@ def cmd_audit(args) -> int:
     from . import audit as A
     from .school import parse_readings
 
+    if args.against is not None or (args.cases is not None and args.vs is None):
+        return _audit_evidence(args)
+    if args.vs is None:
+        raise InputError("missing --vs (the other reading), or give --cases or --against to weigh every reading")
     base = _session(args)
     if "=" in args.vs:
         other = _session(args, readings={**parse_readings(args.reading), **parse_readings(args.vs)})
@@ -647,29 +655,57 @@ def _question(audit, chart_id: str) -> str:
     return "method"
 
 
+def _json_list(path: Path, option: str) -> list:
+    """A JSON file holding a list (``--cases``, ``--against``); a bad one is an InputError naming it."""
+    from .userfiles import read_regular
+
+    data = read_regular(path, option, CASES_LIMIT)
+    try:
+        found = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise InputError(f"{option} {path}: byte {error.start} is not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"{option} {path}:{error.lineno}:{error.colno}: {error.msg}") from None
+    except (ValueError, RecursionError):
+        raise InputError(f"{option} {path}: a number too long or lists nested too deep") from None
+    if not isinstance(found, list):
+        raise InputError(f"{option} {path}: expected a JSON list")
+    return found
+
+
 def _audit_cases(args, sessions) -> int:
     from .audit import follows, render_cases
 
-    from .userfiles import read_regular
-
-    data = read_regular(args.cases, "--cases", CASES_LIMIT)
-    try:
-        cases = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        raise InputError(f"--cases {args.cases}: byte {error.start} is not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"--cases {args.cases}:{error.lineno}:{error.colno}: {error.msg}") from None
-    except (ValueError, RecursionError):
-        raise InputError(f"--cases {args.cases}: a number too long or lists nested too deep") from None
-    if not isinstance(cases, list):
-        raise InputError(f"--cases {args.cases}: expected a JSON list of cases")
-    verdicts = follows(sessions, cases)
+    verdicts = follows(sessions, _json_list(args.cases, "--cases"))
     if args.json:
         from .jsondata import document
 
         _json(document("cases", {"cases": [{**v.__dict__, "follows": list(v.follows)} for v in verdicts]}), args)
     else:
         _emit(render_cases(verdicts), args)
+    if args.html is not None:
+        from .evidence import cases_html
+
+        _write(cases_html(verdicts), argparse.Namespace(**{**vars(args), "output": args.html}), sessions, "--html")
+    return 0
+
+
+def _audit_evidence(args) -> int:
+    """``audit --cases FILE`` without --vs: every topic's readings against the cases; ``audit --against
+    FILE``: another caster's answers, each difference with the shipped readings that give it."""
+    from . import evidence as E
+
+    session = _session(args)
+    if args.against is not None:
+        agreed, differences = E.against(session, _json_list(args.against, "--against"))
+        _emit(E.render_against(agreed, differences, args.lang), args)
+        return 0
+    cases = _json_list(args.cases, "--cases")
+    verdicts = E.by_topic(session, cases)
+    _emit(E.render_topics(verdicts, len(cases), args.lang), args)
+    if args.html is not None:
+        _write(E.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
+               [session], "--html")
     return 0
 
 

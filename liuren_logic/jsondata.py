@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from .chart import Chart, Lesson, Transmission
 
-SCHEMA_VERSION = "1.3"  # 1.2: a spirit says whether it is a day mark; 1.3: a chart's judgement (斷)
+SCHEMA_VERSION = "1.3"  # 1.2: a spirit says whether it is a day mark; 1.3: a chart's judgement (斷) and disputes
 DISPLAY = frozenset({"zh", "en", "text", "reasons", "title"})  # prose: the fields --simplified may change
 _WHERE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 

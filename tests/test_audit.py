@@ -60,9 +60,9 @@ def test_shehai_shortcut_changes_only_shehai_charts_and_the_cases_it_explains(de
     assert changed and all("涉害" in default.chart(c).subnames or default.chart(c).method == "涉害" for c in changed)
     verdicts = {v.case.split()[0]: v.follows for v in follows([default, shortcut], zhinan_cases)}
     assert verdicts["67"] == verdicts["73"] == (shortcut.name,)  # 癸卯 offset 10, 癸酉 offset 7
-    # cases/README.md names 戊辰 offset 6 too, but under the short-cut both candidates (亥, 巳) sit on
-    # 孟 palaces, so 複等 gives the stem's upper 亥 on this yang day, as the depth count does: the book's
-    # 巳亥巳 follows neither reading.
+    # 戊辰 offset 6 (case 37): under the short-cut both candidates (亥, 巳) sit on 孟 palaces, so 複等
+    # gives the stem's upper 亥 on this yang day, as the depth count does: the book's 巳亥巳 is
+    # 《大全》's 比用格 (tests/test_disputed_readings.py), not the short-cut.
     assert verdicts["37"] == ()
     assert sum(1 for f in verdicts.values() if f == (default.name, shortcut.name)) == 101
 

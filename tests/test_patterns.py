@@ -9,6 +9,7 @@ whatever engine it runs, with its derivations.
 """
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections import defaultdict
@@ -395,3 +396,34 @@ def test_bulk_query_time(bulk):
     # the measured time is printed with -s; the budget is generous: it is one lookup
     print({k: round(v, 3) for k, v in TIMINGS.items()})
     assert TIMINGS["bulk pattern query, 720 charts"] < 10
+
+
+# the month: a bare branch is the same month as its pillar ------------------------------------
+def _monthly_conclusions(sess, day, month, **given):
+    """Patterns, generals' states and 課體 of a day's 24 charts (12 offsets, day and night) in a month."""
+    inputs = [sess.offset_input(day, o, daytime, month=month, **given) for daytime in (True, False) for o in range(12)]
+    return [{pred: sorted(c.rows(pred)) for pred in ("pattern", "general_state", "keti")}
+            for c in sess.cast_many(inputs)]
+
+
+def test_a_month_given_as_a_branch_gives_the_patterns_of_its_pillar(fast):
+    # 甲子 day in a 亥 month: 白虎仰視 螣蛇交戰 青龍開眼 … read the month branch; 衝月 also reads the
+    # month's stem, which a bare branch leaves unknown until the year gives it (癸卯 year: 癸亥 month)
+    pillar = _monthly_conclusions(fast, "甲子", "癸亥")
+    named = {str(v) for chart in pillar for rows in chart.values() for row in rows for v in row}
+    assert {"白虎仰視", "螣蛇交戰", "青龍開眼", "天后淫亂", "衝月"} <= named
+    assert _monthly_conclusions(fast, "甲子", "亥", year="癸卯") == _monthly_conclusions(fast, "甲子", "癸亥", year="癸卯")
+    bare = _monthly_conclusions(fast, "甲子", "亥")
+    for by_branch, by_pillar in zip(bare, pillar):
+        assert by_branch["general_state"] == by_pillar["general_state"] and by_branch["keti"] == by_pillar["keti"]
+        assert set(by_pillar["pattern"]) - set(by_branch["pattern"]) <= {("衝月",)}
+
+
+def test_month_branch_and_pillar_on_the_command_line(capsys):
+    from liuren_logic.cli import main
+
+    shown = []
+    for month in ("亥", "癸亥"):
+        assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--month", month, "--json"]) == 0
+        shown.append(json.loads(capsys.readouterr().out)["patterns"])
+    assert shown[0] == shown[1] and any(p["pattern"] == "螣蛇交戰" for p in shown[0])

@@ -114,3 +114,19 @@ def all_reached(graph) -> bool:
     from liuren_logic.digraph import descendants
 
     return descendants(graph, graph.graph["root"]) | {graph.graph["root"]} == set(graph)
+
+
+def test_why_not_names_first_the_reading_under_which_the_value_holds(capsys):
+    # the Horosa-62 chart (丁卯 伏吟, 卯子卯): 午 is the final under 伏吟末傳取沖, then the school's reason
+    assert main(["why-not", "final", "午", "--at", "2026-06-22 14:00"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "依伏吟末傳（取沖），末傳午：中傳子刑回初傳卯，改取子之沖午。"
+    assert out[1:] == ["末傳午：不成立。", "最近者fuyin.final_clash（中傳子自刑，取其沖午為末：杜傳），缺：伏吟中傳子遞刑子。"]
+    # 《指南》 case 37: 巳 is the initial under 《大全》's 比用格, not under the school's 涉害
+    assert main(["why-not", "initial", "巳", "--day", "戊辰", "--jiang", "戌", "--hour", "辰", "--lang", "en"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0].startswith("Under the reading 比用格 (the 大全), the initial transmission is 巳:")
+    assert out[1] == "返吟 decides this chart; its candidates are 巳 and 亥."
+    # a value no reading gives: the school's reason alone
+    assert main(["why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午"]) == 0
+    assert capsys.readouterr().out.startswith("此課以賊剋定")

@@ -1,0 +1,200 @@
+"""Audits against a body of evidence: which shipped reading of each disputed topic the books'
+worked cases follow (``audit --cases``), and which of another caster's answers a shipped reading
+explains (``audit --against``). docs/audit_evidence.md gives the JSON each takes.
+
+Every reading is the school with that one reading swapped (as :mod:`.disputes` casts a chart);
+each case or answer is cast once under each, in one batch per reading.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .disputes import names, reading_name, session_under
+from .errors import InputError
+from .school import CALENDAR_READINGS, kb_root
+
+
+def readings(session) -> list[tuple[str, str]]:
+    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic."""
+    school = session.kb.school
+    found = []
+    for topic in sorted(t for t in school.readings if t not in CALENDAR_READINGS):
+        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl") if p.stem != school.readings[topic])
+        found += [(topic, school.readings[topic])] + [(topic, r) for r in others]
+    return found
+
+
+def _session(session, topic: str, reading: str):
+    school = session.kb.school
+    return session if school.readings[topic] == reading else session_under(session, school.with_readings({topic: reading}))
+
+
+# the books' cases --------------------------------------------------------------------------
+@dataclass
+class TopicVerdict:
+    """One topic over the cases: how many each reading agrees with, and the cases that decide."""
+
+    topic: str
+    agree: dict                                   # reading → cases whose 三傳 it gives
+    deciding: list = field(default_factory=list)  # (case label, book, {reading: its 三傳})
+
+
+def _case_input(session, number: int, case) -> tuple[str, object]:
+    if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("day", "yuejiang", "hour")) \
+            or not isinstance(case.get("sanchuan"), (str, list)):
+        raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan")
+    label = f"{case.get('seq', number)} {case['day']} {case['yuejiang']}將{case['hour']}時"
+    try:
+        return label, session.chart_input(case["day"], case["yuejiang"], case["hour"])
+    except InputError as error:
+        raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
+
+
+def by_topic(session, cases: Sequence[dict]) -> list[TopicVerdict]:
+    """For every disputed topic, each shipped reading's agreement with the cases' 三傳; topics in order."""
+    inputs = [_case_input(session, n, c) for n, c in enumerate(cases, 1)]
+    books = ["".join(c["sanchuan"]) for c in cases]
+    answers: dict[tuple, list[str]] = {}
+    for topic, reading in readings(session):
+        under = _session(session, topic, reading)
+        answers[topic, reading] = [c.sanchuan for c in under.cast_many([i for _, i in inputs])]
+    verdicts = {}
+    for (topic, reading), given in answers.items():
+        verdict = verdicts.setdefault(topic, TopicVerdict(topic, {}))
+        verdict.agree[reading] = sum(a == b for a, b in zip(given, books))
+    for verdict in verdicts.values():
+        mine = [r for t, r in answers if t == verdict.topic]
+        for k, ((label, _), book) in enumerate(zip(inputs, books)):
+            shown = {r: answers[verdict.topic, r][k] for r in mine}
+            if len(set(shown.values())) > 1 and book in shown.values():
+                verdict.deciding.append((label, book, shown))
+    return list(verdicts.values())
+
+
+def render_topics(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
+    """The per-topic table, then each topic's deciding cases with every reading's 三傳."""
+    lines = [f"{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)"]
+    for v in verdicts:
+        counts = "  ".join(f"{r} {n}" for r, n in v.agree.items())
+        lines.append(f"  {v.topic:<14} {counts}" + ("" if v.deciding else "  (no case decides)"))
+    for v in (v for v in verdicts if v.deciding):
+        lines += ["", f"{v.topic} ({names()[v.topic][lang]}): the cases that decide"]
+        for label, book, shown in v.deciding:
+            told = "  ".join(f"{r} {a}{'✓' if a == book else ''}" for r, a in shown.items())
+            lines.append(f"  {label:<18} book {book}  {told}")
+    return "\n".join(lines)
+
+
+def topics_html(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
+    """``audit --cases … --html``: the same report as one self-contained page."""
+    from .explain.audit_page import CSS
+    from .explain.page import esc
+
+    rows = "".join(f"<tr><td>{esc(v.topic)}</td><td>{esc(names()[v.topic][lang])}</td><td>"
+                   + esc("  ".join(f"{r} {n}" for r, n in v.agree.items())) + "</td></tr>" for v in verdicts)
+    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cases by topic</title><style>{CSS}</style>"
+             f"</head><body><h1>{cases} cases, by disputed topic</h1>"
+             f"<table><tr><th>topic</th><th>name</th><th>cases each reading gives</th></tr>{rows}</table>"]
+    for v in (v for v in verdicts if v.deciding):
+        readings_here = list(v.agree)
+        head = "".join(f"<th>{esc(r)}</th>" for r in readings_here)
+        body = "".join(f"<tr><td>{esc(label)}</td><td>{esc(book)}</td>"
+                       + "".join(f"<td>{esc(shown[r])}{' ✓' if shown[r] == book else ''}</td>" for r in readings_here)
+                       + "</tr>" for label, book, shown in v.deciding)
+        parts.append(f"<h2>{esc(v.topic)}</h2><table><tr><th>case</th><th>book</th>{head}</tr>{body}</table>")
+    return "".join(parts) + "</body></html>"
+
+
+def cases_html(verdicts) -> str:
+    """``audit --vs … --cases … --html``: which of the two readings each case follows, as one page."""
+    from .explain.audit_page import CSS
+    from .explain.page import esc
+
+    schools = list(verdicts[0].answers) if verdicts else []
+    head = "".join(f"<th>{esc(s)}</th>" for s in schools)
+    body = "".join(f"<tr><td>{esc(v.case)}</td><td>{esc(v.book)}</td>"
+                   + "".join(f"<td>{esc(v.answers[s])}</td>" for s in schools)
+                   + f"<td>{esc(', '.join(v.follows) or 'neither')}</td></tr>" for v in verdicts)
+    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cases</title><style>{CSS}</style></head>"
+            f"<body><h1>{len(verdicts)} cases</h1><table><tr><th>case</th><th>book</th>{head}<th>follows</th></tr>"
+            f"{body}</table></body></html>")
+
+
+# another caster's answers -------------------------------------------------------------------
+ANSWER_FIELDS = ("sanchuan", "method", "noble")  # what an answer may state; each compared when given
+
+
+@dataclass
+class Difference:
+    """One chart where the other caster's answer is not the school's, and the readings that give it."""
+
+    label: str
+    method: str            # the school's method on the chart
+    ours: dict
+    theirs: dict
+    explained_by: list     # (topic, reading) that give every stated field of the answer
+
+
+def _answer_input(session, number: int, entry):
+    if not isinstance(entry, dict) or not isinstance(entry.get("day"), str):
+        raise InputError(f"answer {number}: expected an object with day, and jiang and hour or offset")
+    stated = {k: "".join(entry[k]) if isinstance(entry.get(k), list) else entry.get(k) for k in ANSWER_FIELDS}
+    stated = {k: v for k, v in stated.items() if v is not None}
+    if not stated or not all(isinstance(v, str) for v in stated.values()):
+        raise InputError(f"answer {number}: give the caster's sanchuan, method or noble (as text)")
+    try:
+        if "offset" in entry:
+            if not isinstance(entry["offset"], int):
+                raise InputError(f"offset {entry['offset']!r} is not a whole number from 0 to 11")
+            chart = session.offset_input(entry["day"], entry["offset"], daytime=not entry.get("night", False))
+        elif isinstance(entry.get("jiang"), str) and isinstance(entry.get("hour"), str):
+            chart = session.chart_input(entry["day"], entry["jiang"], entry["hour"])
+        else:
+            raise InputError("give jiang and hour, or offset")
+    except InputError as error:
+        raise InputError(f"answer {number} ({entry.get('day')}): {error}") from None
+    return chart, stated
+
+
+def _stated(chart, fields) -> dict:
+    shown = {"sanchuan": chart.sanchuan, "method": chart.method, "noble": chart.noble}
+    return {k: shown[k] for k in fields}
+
+
+def against(session, entries: Sequence[dict]) -> tuple[int, list[Difference]]:
+    """How many answers agree with the school, and each that does not, with the readings that give it."""
+    asked = [_answer_input(session, n, e) for n, e in enumerate(entries, 1)]
+    mine = session.cast_many([i for i, _ in asked])
+    differ = [k for k, (chart, (_, stated)) in enumerate(zip(mine, asked)) if _stated(chart, stated) != stated]
+    found = defaultdict(list)
+    for topic, reading in readings(session):
+        if session.kb.school.readings[topic] == reading or not differ:
+            continue
+        under = _session(session, topic, reading)
+        for k, chart in zip(differ, under.cast_many([asked[k][0] for k in differ])):
+            if _stated(chart, asked[k][1]) == asked[k][1]:
+                found[k].append((topic, reading))
+    differences = [Difference(f"{mine[k].day} {mine[k].jiang}將{mine[k].hour}時 (offset {mine[k].offset})",
+                              mine[k].method or "—", _stated(mine[k], asked[k][1]), asked[k][1], found[k])
+                   for k in differ]
+    return len(entries) - len(differ), differences
+
+
+def render_against(agreed: int, differences: Sequence[Difference], lang: str = "zh") -> str:
+    """The differences by the school's method: each with the readings that explain it, or none."""
+    explained = sum(1 for d in differences if d.explained_by)
+    lines = [f"{agreed + len(differences)} answers: {agreed} agree; {len(differences)} differ, "
+             f"{explained} explained by a shipped reading, {len(differences) - explained} by none"]
+    groups: dict[str, list] = defaultdict(list)
+    for d in differences:
+        groups[d.method].append(d)
+    for method, group in groups.items():
+        lines += ["", f"{method} ({len(group)}):"]
+        for d in group:
+            change = "  ".join(f"{k} {d.ours[k]} → {d.theirs[k]}" for k in d.theirs if d.ours[k] != d.theirs[k])
+            why = "; ".join(f"{t}={r} {reading_name(t, r, lang)}" for t, r in d.explained_by) or "no shipped reading"
+            lines.append(f"  {d.label}: {change}  — {why}")
+    return "\n".join(lines)
+
