@@ -5,6 +5,8 @@ exist, and which pillars are possible, is asked of the knowledge base, not liste
 """
 from __future__ import annotations
 
+import difflib
+
 from .engine import KnowledgeBase
 from .errors import InputError, KBError
 from .script import traditional
@@ -23,10 +25,27 @@ def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
     value = traditional(text.strip())
     known = members(kb, kind)
     if value not in known:
+        elsewhere = other_kinds(kb, value, kind) if kind not in ("stem", "branch") else []
+        if elsewhere:
+            raise InputError(f"{text!r} is not a {kind} but a {' and a '.join(elsewhere)}: "
+                             f"ask {elsewhere[0]} {value}")
+        near = difflib.get_close_matches(value, [str(k) for k in known], n=3, cutoff=0.3)
+        if len(known) > 12 and near:
+            raise InputError(f"unknown {kind} {text!r} for {what}; the nearest: {' '.join(near)} "
+                             f"({len(known)} in all)")
         shown = "".join(known) if all(len(str(k)) == 1 for k in known) else " ".join(map(str, known[:12]))
         more = f" … ({len(known)} in all)" if len(known) > 12 else ""
         raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}")
     return value
+
+
+def other_kinds(kb: KnowledgeBase, value: str, kind: str) -> list[str]:
+    """The chart relations (keti, pattern, bifa, spirit …) whose named value ``value`` is, when it is not a ``kind``."""
+    program = kb.program
+    return sorted(decl.name for decl in program.preds.values()
+                  if decl.arity >= 2 and decl.params[0][1] == "text" and decl.params[1][1] != kind
+                  and value in (program.members.get(decl.params[1][1]) or ()) and decl.name in program.moving()
+                  and not decl.input)
 
 
 def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[str, str]:

@@ -181,3 +181,14 @@ def test_every_name_of_every_kind_on_50_charts_names_its_defining_rule(session):
             assert doc in short.lines[1] and name in Path(doc).read_text("utf-8"), where
             assert not any(r.head.pred == pred and name in map(str, r.head.args) for r in rules.values()), where
     assert asked > 1200  # the rest hold on their chart (ask why)
+
+
+def test_an_unknown_name_points_to_its_kind_or_the_nearest_names(capsys):
+    day = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
+    assert main(["why-not", "pattern", "斬關", *day]) == 2
+    assert capsys.readouterr().err.strip() == "liuren: '斬關' is not a pattern but a keti: ask keti 斬關"
+    assert main(["why-not", "keti", "凝陰", *day]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("liuren: unknown keti '凝陰'") and "nearest: " in err and "陰" in err.split("nearest: ")[1]
+    assert main(["why-not", "method", "元首", *day]) == 2
+    assert "not a method but a keti and a subname" in capsys.readouterr().err
