@@ -57,6 +57,7 @@ _TERM_YEAR_SECONDS = 365.2422 * 86400
 _BOUNDARIES = ("23:00", "00:00")
 _HOURS = ("civil", "true_solar")
 _DAY_NIGHT = ("fixed", "sun")
+NOW = ("now", "現在", "现在")  # --at now: the moment the command runs, in the zone given
 _SUN_ALTITUDE = -0.833                               # refraction + solar semi-diameter, degrees
 
 
@@ -197,11 +198,21 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
 
 # ----------------------------------------------------------------------------- input checking
 
+_FIXED = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?")
+
+
 def _zone(tz: object) -> tzinfo:
-    """The IANA zone named ``tz``."""
+    """The IANA zone named ``tz``, or a fixed offset from UTC (``+08:00``, ``UTC-5``)."""
     from zoneinfo import ZoneInfo, available_timezones
     if not isinstance(tz, str) or not tz.strip():
         raise CalendarError(f"unknown time zone {tz!r}: expected an IANA name such as 'Asia/Shanghai'")
+    fixed = _FIXED.fullmatch(tz.strip().upper())
+    if fixed:
+        sign, hours, minutes = fixed.group(1), int(fixed.group(2)), int(fixed.group(3) or 0)
+        if hours > 14 or minutes > 59:
+            raise CalendarError(f"time zone {tz!r} is not an offset from UTC between -12:00 and +14:00")
+        offset = timedelta(hours=hours, minutes=minutes) * (-1 if sign == "-" else 1)
+        return timezone(offset, f"UTC{sign}{hours:02d}:{minutes:02d}")
     try:
         return ZoneInfo(tz)
     except Exception:
@@ -261,7 +272,9 @@ def _check_year(year: int) -> None:
 
 def _localize(at: object, zone: tzinfo, tz: str) -> datetime:
     """``at`` as an aware datetime in ``zone``; naive input is read as wall-clock time there."""
-    if isinstance(at, str):
+    if isinstance(at, str) and at.strip().lower() in NOW:
+        at = datetime.now(zone)
+    elif isinstance(at, str):
         at = _parse(at)
     elif not isinstance(at, datetime):
         raise CalendarError(f"cannot read date {at!r}: expected a 'YYYY-MM-DD HH:MM' string or a datetime")

@@ -24,6 +24,7 @@ from .script import simplified
 if TYPE_CHECKING:
     from .digraph import Digraph
 
+DEFAULT_ZONE = "Asia/Shanghai"  # the zone of --at when --tz is not given
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
 # Characters that could move a terminal's cursor, recolour it or reorder text: C0 and C1
 # controls (not newline or tab), bidirectional and zero-width marks.
@@ -39,15 +40,16 @@ class _Parser(argparse.ArgumentParser):
 
 def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
     group = parser.add_argument_group("the chart")
-    group.add_argument("--day", help="day pillar, e.g. 辛巳")
-    group.add_argument("--jiang", help="月將 branch, e.g. 寅")
-    group.add_argument("--hour", help="hour branch, e.g. 午")
+    group.add_argument("--day", help="day pillar, e.g. 辛巳 or 辛巳日")
+    group.add_argument("--jiang", help="月將 branch or name, e.g. 寅 or 功曹; or the 月將 over the hour, e.g. 戌加寅")
+    group.add_argument("--hour", help="hour branch, e.g. 午 or 午時")
     group.add_argument("--month", help="with --day: the month pillar or branch, e.g. 癸亥 or 亥 (month spirits, patterns, 旺相)")
     group.add_argument("--year", help="with --day: the year pillar or number, e.g. 戊寅 or 1998 (year spirits and patterns, 行年)")
     group.add_argument("--offset", type=int, help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
     group.add_argument("--night", action="store_true", help="with --offset: a night chart (hour 子)")
-    group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00'")
-    group.add_argument("--tz", default="Asia/Shanghai", help="with --at: the time zone (default Asia/Shanghai)")
+    group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00', or now")
+    group.add_argument("--tz", help="with --at: the time zone, an IANA name or an offset such as +08:00 "
+                                    f"(default {DEFAULT_ZONE}, with a note)")
     group.add_argument("--longitude", type=float, help="with --at: degrees east (true solar time, sunrise)")
     group.add_argument("--latitude", type=float, help="with --at: degrees north (sunrise and sunset)")
     group.add_argument("--born", help="the querent's birth: a year (1970), a year pillar (庚戌) or a date "
@@ -240,7 +242,7 @@ def _chart_input(session, args, required: bool):
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         _warn_unused_place(session, args)
-        return session.dated_input(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex)
+        return session.dated_input(args.at, _zone(args), args.longitude, args.latitude, born=args.born, sex=args.sex)
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
@@ -251,11 +253,23 @@ def _chart_input(session, args, required: bool):
         if args.month or args.year:
             raise InputError("--month and --year go with --jiang and --hour, not --offset")
         return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex)
+    if args.jiang and args.hour is None and "加" in args.jiang:  # 「戌加寅」: the 月將 over the hour
+        from .inputs import parse_over
+
+        args.jiang, args.hour = parse_over(session.base, args.jiang)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
                                sex=args.sex)
+
+
+def _zone(args) -> str:
+    """The zone of ``--at``: ``--tz``, or Asia/Shanghai with a note saying so."""
+    if args.tz is None:
+        _say("liuren: note: no --tz given: the moment is read in Asia/Shanghai (UTC+08:00)")
+        return DEFAULT_ZONE
+    return args.tz
 
 
 def _warn_unused_place(session, args) -> None:

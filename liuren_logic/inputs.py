@@ -20,10 +20,21 @@ def members(kb: KnowledgeBase, kind: str) -> list:
     return sorted(kb.program.members[kind], key=str)
 
 
+# The words a practitioner writes after a value: 辛巳日, 午時, 寅將; stripped before reading it.
+SUFFIXES = {"the day": "日", "the hour": "時", "the 月將": "將"}
+
+
 def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
-    """One stem or branch; ``what`` names the argument in the error."""
+    """One stem or branch (a branch also by its name, 功曹 for 寅, as ``branch_name`` gives it);
+    ``what`` names the argument in the error."""
     value = traditional(text.strip())
+    suffix = SUFFIXES.get(what)
+    if suffix and len(value) > 1 and value.endswith(suffix):
+        value = value[:-1]
     known = members(kb, kind)
+    if kind == "branch" and value not in known:
+        named = kb.query("branch_name", [value, None])
+        value = named[0][1] if named else value
     if value not in known:
         elsewhere = other_kinds(kb, value, kind) if kind not in ("stem", "branch") else []
         if elsewhere:
@@ -39,6 +50,14 @@ def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
     return value
 
 
+def parse_over(kb: KnowledgeBase, text: str) -> tuple[str, str]:
+    """「戌加寅」: the 月將 戌 set over the hour 寅 → ('戌', '寅'); each side as :func:`parse_symbol` reads it."""
+    jiang, sep, hour = traditional(text.strip()).partition("加")
+    if not sep or not jiang or not hour:
+        raise InputError(f"cannot read {text!r} as the 月將 over the hour: expected such as 戌加寅")
+    return parse_symbol(kb, jiang, "branch", "the 月將"), parse_symbol(kb, hour, "branch", "the hour")
+
+
 def other_kinds(kb: KnowledgeBase, value: str, kind: str) -> list[str]:
     """The chart relations (keti, pattern, bifa, spirit …) whose named value ``value`` is, when it is not a ``kind``."""
     program = kb.program
@@ -51,6 +70,8 @@ def other_kinds(kb: KnowledgeBase, value: str, kind: str) -> list[str]:
 def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[str, str]:
     """A day pillar such as 辛巳 → ('辛', '巳'); 甲丑 is refused by the KB's pillar rule."""
     value = traditional(text.strip())
+    if len(value) == 3 and value.endswith(SUFFIXES["the day"]) and what == "the day":
+        value = value[:2]
     if len(value) != 2:
         raise InputError(f"cannot read {what} {text!r}: expected a stem and a branch, such as 辛巳")
     stem = parse_symbol(kb, value[0], "stem", f"{what} {text!r}")

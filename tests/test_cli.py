@@ -166,7 +166,7 @@ def test_teach_and_page_for_a_chart_cast_from_a_moment(capsys, tmp_path):
 
 
 def test_the_board_a_calendar_line_spirits_by_origin_generals_states_and_warnings(capsys):
-    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00")
+    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai")
     calendar = [line for line in out.splitlines()[1:] if line.startswith("  ") and "→" in line]
     assert code == 0 and err == "" and calendar == [
         "  四柱 戊寅 癸亥 辛巳 甲午 · 節 立冬 1998-11-07 23:08:23 UTC+8 · 中氣 小雪 1998-11-22 20:34:12 UTC+8 → 月將 寅"]
