@@ -1,6 +1,7 @@
 """Reading what users type: pillars, branches, atoms. Errors name the bad value and what fits.
 
-Simplified characters are accepted (``贼克`` reads as ``賊剋``). Which stems and branches
+Simplified characters are accepted (``贼克`` reads as ``賊剋``; ``前后逼迫难进退`` as the 畢法 line
+``前後逼迫難進退``, matched by its simplified form). Which stems and branches
 exist, and which pillars are possible, is asked of the knowledge base, not listed here.
 """
 from __future__ import annotations
@@ -9,7 +10,7 @@ import difflib
 
 from .engine import KnowledgeBase
 from .errors import InputError, KBError
-from .script import traditional
+from .script import simplified, traditional
 
 
 def members(kb: KnowledgeBase, kind: str) -> list:
@@ -35,6 +36,8 @@ def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
     if kind == "branch" and value not in known:
         named = kb.query("branch_name", [value, None])
         value = named[0][1] if named else value
+    if value not in known:  # a name typed with a character two traditional ones share (后: 后 and 後)
+        value = next((k for k in known if simplified(str(k)) == simplified(value)), value)
     if value not in known:
         elsewhere = other_kinds(kb, value, kind) if kind not in ("stem", "branch") else []
         if elsewhere:

@@ -1,0 +1,70 @@
+"""The language of the output: --simplified throughout, simplified names read back."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import pytest
+
+from liuren_logic.cli import main
+from liuren_logic.script import simplified, traditional
+
+# Characters outside GB2312 that are the same in both scripts (OpenCC leaves them as they are).
+BOTH_SCRIPTS = set("倣剱咥啣泆祇籥粧糢鬬")
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def output(*argv) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(list(argv)) == 0
+    return buf.getvalue()
+
+
+def traditional_only(text: str) -> set[str]:
+    """The characters of ``text`` that simplified Chinese does not write: outside GB2312 (the
+    simplified character set) and not among those both scripts share."""
+    def simple(c: str) -> bool:
+        try:
+            c.encode("gb2312")
+            return True
+        except UnicodeEncodeError:
+            return c in BOTH_SCRIPTS
+    return {c for c in CJK.findall(text) if not simple(c)}
+
+
+def test_the_characters_the_issue_names_are_simplified():
+    assert simplified("盤體雖盜黃聖齒連鑄與轉選須類天地盤課體貴雖在獄") == "盘体虽盗黄圣齿连铸与转选须类天地盘课体贵虽在狱"
+    assert traditional("斩关") == "斬關" and traditional("天后") == "天后" and traditional("天干") == "天干"
+
+
+def test_no_traditional_character_is_left_in_the_board_lesson_and_page_of_20_charts(session):
+    """Board, lesson and page of 20 charts (every 36th of the 720 by day, and by night), in both
+    languages by turns, and a dated chart with its calendar explained, all under --simplified."""
+    charts = session.table(True)[::72] + session.table(False)[36::72]
+    assert len(charts) == 20
+    left: dict[str, str] = {}
+    for n, chart in enumerate(charts):
+        day, jiang, hour = chart.day, chart.jiang, chart.hour
+        lang = ("zh", "en")[n % 2]
+        for command in ("cast", "teach", "page"):
+            text = output(command, "--day", day, "--jiang", jiang, "--hour", hour, "--simplified", "--lang", lang)
+            left.update({c: f"{command} {chart.id} {lang}" for c in traditional_only(text)})
+    text = output("cast", "--at", "1998-11-30 12:00", "--tz", "+08:00", "--explain-calendar", "--simplified")
+    left.update({c: "cast --explain-calendar" for c in traditional_only(text)})
+    assert left == {}
+
+
+@pytest.mark.parametrize("question, name", [("keti", "斩关"), ("bifa", "贵虽在狱宜临干"), ("keti", "炎上"),
+                                            ("pattern", "贵人入狱")])
+def test_every_name_is_accepted_in_simplified_form(capsys, question, name):
+    code = main(["why", question, name, "--day", "辛巳", "--jiang", "寅", "--hour", "午"])
+    out, err = capsys.readouterr()
+    assert code in (0, 2) and traditional(name) in out + err and "unknown" not in err
+
+
+def test_a_name_with_a_shared_character_is_matched_by_its_simplified_form(capsys):
+    code = main(["why-not", "bifa", "前后逼迫难进退", "--day", "辛巳", "--jiang", "寅", "--hour", "午"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "前後逼迫難進退" in out
