@@ -165,7 +165,7 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
     if chart.moment is not None:
         lines.append(calendar_line(chart, w))
     if chart.moment is not None and explain_calendar:
-        reasons = chart.moment.reasons()
+        reasons = chart.moment.reasons(lang)
         if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
             reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
         lines += [f"  {reason}" for reason in reasons.values()]

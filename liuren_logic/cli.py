@@ -525,10 +525,13 @@ def cmd_audit(args) -> int:
     else:
         from .explain.tree import render
 
-        text = A.render_text(audit, args.limit)
+        text = A.render_text(audit, args.limit, args.lang)
         for chart_id, graphs in explained.items():
             for reading, graph in graphs.items():
-                text += f"\n\n== {chart_id} under {reading}: {graph.graph.get('question', '')}\n" + render(graph, args.lang)
+                question = graph.graph.get("question", "")
+                under = ("{0}，依{1}：何以 {2}" if args.lang == "zh" else "{0} under {1}: {2}").format(
+                    chart_id, reading, question.removeprefix("why ") if args.lang == "zh" else question)
+                text += f"\n\n== {under}\n" + render(graph, args.lang)
         _emit(text, args)
     if args.html is not None:
         from .explain.audit_page import audit_html
@@ -589,7 +592,7 @@ def _audit_cases(args, sessions) -> int:
 
         _json(document("cases", {"cases": [{**v.__dict__, "follows": list(v.follows)} for v in verdicts]}), args)
     else:
-        _emit(render_cases(verdicts), args)
+        _emit(render_cases(verdicts, args.lang), args)
     return 0
 
 

@@ -68,3 +68,33 @@ def test_a_name_with_a_shared_character_is_matched_by_its_simplified_form(capsys
     code = main(["why-not", "bifa", "前后逼迫难进退", "--day", "辛巳", "--jiang", "寅", "--hour", "午"])
     out, err = capsys.readouterr()
     assert code == 0 and "前後逼迫難進退" in out
+
+
+ENGLISH = re.compile(r"[A-Za-z]{2,}(?:[ ,;:]+[A-Za-z]{2,})+")  # two English words running on: a phrase
+ATOM = re.compile(r"(?:not )?[a-z_0-9]+\([^()]*\)")  # a relation as the KB writes it: code, not prose
+
+
+def phrases(text: str) -> list[str]:
+    """The English phrases of a text, its atoms (``not has_ke(…)``) set aside."""
+    return ENGLISH.findall(ATOM.sub("", text))
+
+
+@pytest.mark.parametrize("argv", [
+    ["cast", "--at", "1998-11-30 23:30", "--tz", "Asia/Shanghai", "--explain-calendar"],
+    ["cast", "--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai", "--explain-calendar",
+     "--reading", "daynight=sun,hours=true_solar", "--latitude", "39.9", "--longitude", "116.4"],
+    ["cast", "--at", "2024-06-21 12:00", "--tz", "Europe/Oslo", "--explain-calendar",
+     "--reading", "daynight=sun", "--latitude", "78.2", "--longitude", "15.6"],
+    ["audit", "--vs", "punishment=seed000", "--times", "day", "--limit", "30", "--explain", "庚午/0"],
+])
+def test_zh_output_speaks_chinese(argv):
+    assert phrases(output(*argv)) == []
+
+
+def test_audit_cases_in_zh(tmp_path):
+    import json
+
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps([{"seq": 1, "day": "癸卯", "yuejiang": "戌", "hour": "子", "sanchuan": "丑亥酉"}]), "utf-8")
+    text = output("audit", "--vs", "shehai=shortcut", "--cases", str(cases))
+    assert phrases(re.sub(r"default\S*", "", text)) == [] and "依從" in text  # the schools' names aside and "案例" in text
