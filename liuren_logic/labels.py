@@ -47,7 +47,21 @@ def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], 
             return missing
         return number(found, lang) if isinstance(found, int) and not isinstance(found, bool) else str(found)
 
-    return _SLOT.sub(value, template)
+    filled = _SLOT.sub(value, template)
+    return agree(filled) if lang == "en" and 1 in values.values() else filled
+
+
+_ONE_ARE = re.compile(r"\bare 1 ")
+_ONE_PLURAL = re.compile(r"\b1 ((?:\S+ )?)(?!does\b)([a-z]{2,}[^s])s\b")
+
+
+def agree(text: str) -> str:
+    """English number agreement after a count of one: 'there are 1 candidates' → 'there is 1 candidate'.
+
+    >>> agree("there are 1 candidates; heaven turns 1 places; 1 遙剋 candidates; 1 has")
+    'there is 1 candidate; heaven turns 1 place; 1 遙剋 candidate; 1 has'
+    """
+    return _ONE_PLURAL.sub(r"1 \1\2", _ONE_ARE.sub("is 1 ", text))
 
 
 def atom_label(decl, args, lang: str) -> str:
