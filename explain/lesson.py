@@ -35,6 +35,8 @@ from liuren_logic.inputs import members
 from liuren_logic.labels import books, fill, number
 from liuren_logic.provenance import atom_text
 
+from .glossary import gloss_first, glossary
+
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
@@ -829,5 +831,5 @@ def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] 
     changes: :func:`compare`), then the numbered steps."""
     steps = steps if steps is not None else lesson_steps(chart, lang)
     head = header(chart, lang) + ("\n" + follows_line(steps, follows, lang) if follows else "")
-    blocks = [head] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)]
-    return "\n\n".join(blocks)
+    text = "\n\n".join([head] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)])
+    return gloss_first(text, glossary(chart.session)) if lang == "en" else text  # each term glossed once

@@ -333,6 +333,10 @@ def cmd_why(args, negative: bool = False) -> int:
         _json(derivation(graph, chart.id if chart is not None else None), args, [session])
     elif fmt == "text" and short is not None:
         text = "\n".join(short.lines)
+        if args.lang == "en":  # each term glossed at its first use
+            from .explain.glossary import gloss_first, glossary
+
+            text = gloss_first(text, glossary(session))
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += "\n\n" + render(short.graph, args.lang, args.depth) + "\n\n" + render(graph, args.lang, args.depth)
         _write(text, args, [session])

@@ -98,3 +98,32 @@ def test_audit_cases_in_zh(tmp_path):
     cases.write_text(json.dumps([{"seq": 1, "day": "癸卯", "yuejiang": "戌", "hour": "子", "sanchuan": "丑亥酉"}]), "utf-8")
     text = output("audit", "--vs", "shehai=shortcut", "--cases", str(cases))
     assert phrases(re.sub(r"default\S*", "", text)) == [] and "依從" in text  # the schools' names aside and "案例" in text
+
+
+def test_every_term_has_a_gloss_and_docs_glossary_lists_it(session):
+    from pathlib import Path
+
+    glosses = dict(session.base.query("term_gloss", [None, None]))
+    program = session.program
+    for kind in ("kin", "general", "method", "subname", "keti"):
+        assert program.members[kind] <= set(glosses), kind
+    page = (Path(__file__).parent.parent / "docs" / "glossary.md").read_text("utf-8")
+    for term, gloss in glosses.items():
+        assert f"| {term} | {gloss} |" in page
+
+
+def test_the_english_lesson_glosses_each_term_at_its_first_use(session):
+    """On 12 charts of every method: the first use of each glossed term (outside a quoted line) is
+    followed by its gloss, and no term is glossed twice."""
+    from liuren_logic.explain.glossary import glossary
+    from liuren_logic.explain.lesson import render_lesson
+
+    glosses = glossary(session)
+    charts = session.table(True)[::61]
+    assert {c.method for c in charts} >= {"賊剋", "涉害", "伏吟"}
+    for chart in charts:
+        text = render_lesson(chart, "en")
+        bare = re.sub(r"「[^」]*」|«[^»]*»", "", text)
+        for term in ("官鬼", "妻財", chart.method, chart.transmissions[0].general):
+            if term and term in bare:
+                assert f"{term} ({glosses[term]})" in text and text.count(f"({glosses[term]})") == 1, (chart.id, term)

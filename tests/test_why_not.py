@@ -12,7 +12,7 @@ def test_why_not_initial_answers_in_at_most_three_lines(capsys):
     code = main(["why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", "en"])
     out = capsys.readouterr().out.strip().splitlines()
     assert code == 0 and len(out) <= 3
-    assert out == ["賊剋 decides this chart; its candidates are 午 alone.",
+    assert out == ["賊剋 (overcoming: a 剋 in the lessons) decides this chart; its candidates are 午 alone.",
                    "丑: in lesson 3, 丑 over 巳 has no 剋, so it is no candidate."]
     assert "？" not in "".join(out)
 
