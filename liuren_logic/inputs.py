@@ -103,8 +103,12 @@ def parse_atom(kb: KnowledgeBase, text: str) -> tuple[str, tuple]:
     if decl.arity != len(head.args):
         raise InputError(f"{head.pred} takes {decl.arity} arguments, not {len(head.args)}, in {text!r}")
     args = []
-    for arg in head.args:
-        if hasattr(arg, "value"):
+    for (_, kind), arg in zip(decl.params, head.args):
+        if hasattr(arg, "value") and isinstance(arg.value, str) and kind in kb.program.kinds:
+            args.append(parse_symbol(kb, arg.value, kind, f"{head.pred} in {text!r}"))  # 贼克 reads as 賊剋
+        elif hasattr(arg, "value") and isinstance(arg.value, str):
+            args.append(traditional(arg.value))  # a chart id typed in simplified characters
+        elif hasattr(arg, "value"):
             args.append(arg.value)
         elif getattr(arg, "anonymous", False):
             args.append(None)

@@ -127,3 +127,11 @@ def test_the_english_lesson_glosses_each_term_at_its_first_use(session):
         for term in ("官鬼", "妻財", chart.method, chart.transmissions[0].general):
             if term and term in bare:
                 assert f"{term} ({glosses[term]})" in text and text.count(f"({glosses[term]})") == 1, (chart.id, term)
+
+
+def test_an_atom_is_read_in_simplified_form_too(capsys):
+    code = main(["why-not", "keti(辛巳日寅将午时, 斩关)", "--day", "辛巳", "--jiang", "寅", "--hour", "午"])
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and "斬關" in out
+    assert main(["why", "clashes(子, 甲)"]) == 2
+    assert "unknown branch '甲' for clashes" in capsys.readouterr().err
