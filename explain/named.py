@@ -61,31 +61,27 @@ def names(chart: "Chart", pred: str) -> list:
 
 
 def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
-    """The why-not of ``pred(chart, name)`` (it must not hold) from the name's defining rule."""
+    """The why-not of ``pred(chart, name)`` (it must not hold) from the name's defining rule; None when
+    every defining rule fails only above a relation that holds (the caller asks the closest rule)."""
     from .contrast import Answer
 
     w, session = WORDS[lang], chart.session
     pattern = (chart.id, name) + (None,) * (session.program.preds[pred].arity - 2)
     head = w["absent"].format(kind=KINDS[pred][lang != "zh"], name=name)
     question = f"why not {pred} {name}"
-    found = definers(session, pred, pattern)
+    found, via = definers(session, pred, pattern)
     if not found:
         return Answer(question, [head, w["unencoded"].format(doc=COVERAGE[pred])])
     explainer = session.explainer(chart.id)
-    best = None  # ((conditions met, the asked relation's own rule, file order), graph, fail node)
-    for (deep, deep_pattern), rules in found.items():
-        graph = explainer.why_not(deep, deep_pattern, depth=2)
-        for order, fail in enumerate(ordered_children(graph, graph.graph["root"])):
-            if graph.nodes[fail]["rule"] in rules:
-                key = (graph.nodes[fail].get("reached", 0), deep == pred, -order)
-                if best is None or key > best[0]:
-                    best = (key, graph, fail)
-    _, graph, fail = best
+    best = _closest(explainer, pred, found) or _closest(explainer, pred, via)
+    if best is None:  # no defining rule fails on this chart: the closest rule of the asked relation answers
+        return None
+    graph, fail = best
     rule = graph.nodes[fail]["rule"]
     deep = graph.nodes[graph.graph["root"]]
     compiled = next(c for c in explainer.kb.rules_for[deep["pred"]] if c.rule.id == rule)
     source = cite(compiled.rule.source, lang)
-    more = sum(len(r) for r in found.values()) - 1
+    more = sum(len(r) for r in found.values()) - any(rule in r for r in found.values())
     lines = [head, w["defined"].format(name=name, rule=rule, label=definition(session, compiled, tuple(deep['args']), lang),
                                        cite=w["cite"].format(source=source) if source else "")
              + (w["more" if more > 1 else "one_more"].format(n=number(more, lang)) if more else "")]
@@ -101,6 +97,23 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
             lines.append(contrast(chart, asked, name, lang).lines[-1])
         keep.update(ordered_children(graph, failed[0]))
     return Answer(question, lines, [], [rule], lambda: graph.subgraph(keep).copy())
+
+
+def _closest(explainer, pred: str, rules_at: dict) -> Optional[tuple]:
+    """(the why-not graph, the fail node) of the defining rule that got furthest before failing
+    (ties: the asked relation's own rule, then file order); a relation that holds is passed over
+    (the name fails further up)."""
+    best = None
+    for (deep, pattern), rules in rules_at.items():
+        if explainer.kb.holds(deep, pattern):
+            continue
+        graph = explainer.why_not(deep, pattern, depth=2)
+        for order, fail in enumerate(ordered_children(graph, graph.graph["root"])):
+            if graph.nodes[fail]["rule"] in rules:
+                key = (graph.nodes[fail].get("reached", 0), deep == pred, -order)
+                if best is None or key > best[0]:
+                    best = (key, graph, fail)
+    return best[1:] if best else None
 
 
 def definition(session, compiled, pattern: tuple, lang: str) -> str:
@@ -157,9 +170,10 @@ def missing_inputs(chart: "Chart", pred: str) -> list[str]:
     return sorted(options, key=list(WHAT).index)
 
 
-def definers(session, pred: str, pattern: tuple, at: int = 1, seen: frozenset = frozenset()) -> dict:
-    """(relation, pattern) → the ids of the rules that define the name ``pattern[at]`` there."""
-    name, found = pattern[at], {}
+def definers(session, pred: str, pattern: tuple, at: int = 1, seen: frozenset = frozenset()) -> tuple[dict, dict]:
+    """(relation, pattern) → the ids of the rules that define the name ``pattern[at]`` there; and, the
+    same way, the rules through which the name reaches a defining rule below (``spirit.month``)."""
+    name, found, via = pattern[at], {}, {}
     moving, program = session.program.moving(), session.program
     for compiled in session.source(pattern[0]).rules_for.get(pred, ()):
         rule = compiled.rule
@@ -183,9 +197,13 @@ def definers(session, pred: str, pattern: tuple, at: int = 1, seen: frozenset = 
                 found.setdefault((pred, pattern), []).append(rule.id)
                 continue
             deeper = tuple(pattern[0] if i == 0 else name if i == where else None for i in range(len(atom.args)))
-            for key, ids in definers(session, atom.pred, deeper, where, seen | {pred}).items():
-                found.setdefault(key, []).extend(i for i in ids if i not in found.get(key, ()))
-    return found
+            below, passed = definers(session, atom.pred, deeper, where, seen | {pred})
+            if below:
+                via.setdefault((pred, pattern), []).append(rule.id)
+            for mine, theirs in ((found, below), (via, passed)):
+                for key, ids in theirs.items():
+                    mine.setdefault(key, []).extend(i for i in ids if i not in mine.get(key, ()))
+    return found, via
 
 
 def _bound(atom: S.Atom, term, name) -> list:
