@@ -40,22 +40,24 @@ OPTIONS = {"month": "--month", "given_month": "--month", "qi": "--at", "days_to_
 ANSWERED = {"chosen": "method"}
 
 WORDS = {
-    "zh": {"absent": "{kind}{name}：此盤不見。", "defined": "{name}之定義（{rule}）：{label}{cite}。", "cite": "，見{source}",
-           "fails": "此盤不合：{literal}。", "holds": "此盤不合：{literal}，此則成立。",
-           "needs": "此盤未給{what}：需 {options}。", "or": " 或 ",
-           "unencoded": "知識庫未編此名，見 {doc}。", "more": "（另有{n}條規則亦定義此名）", "one_more": "（另有一條規則亦定義此名）"},
-    "en": {"absent": "The {kind} {name}: not on this chart.", "defined": "{name} is defined by {rule}: {label}{cite}.", "cite": " ({source})",
-           "fails": "On this chart it fails at: {literal}.", "holds": "On this chart it fails because {literal}.",
-           "needs": "This chart lacks {what}: needs {options}.", "or": " or ",
-           "unencoded": "Not encoded (see {doc}).", "more": " ({n} more rules define it)", "one_more": " (one more rule defines it)"},
+    "zh": {"absent": "{kind}{name}：此盤不見。", "defined": "{name}之定義（{rule}）：{label}{cite}。",
+           "cite": "，見{source}", "fails": "此盤不合：{literal}。", "holds": "此盤不合：{literal}，此則成立。",
+           "needs": "此盤未給{what}：需 {options}。", "or": " 或 ", "unencoded": "知識庫未編此名，見 {doc}。",
+           "more": "（另有{n}條規則亦定義此名）", "one_more": "（另有一條規則亦定義此名）"},
+    "en": {"absent": "The {kind} {name}: not on this chart.", "defined": "{name} is defined by {rule}: {label}{cite}.",
+           "cite": " ({source})", "fails": "On this chart it fails at: {literal}.",
+           "holds": "On this chart it fails because {literal}.", "needs": "This chart lacks {what}: needs {options}.",
+           "or": " or ", "unencoded": "Not encoded (see {doc}).", "more": " ({n} more rules define it)",
+           "one_more": " (one more rule defines it)"},
 }
 KINDS = {"keti": ("課體", "課體"), "pattern": ("課格", "pattern"), "bifa": ("畢法", "畢法 line"),
          "spirit": ("神煞", "spirit")}
 WHAT = {"--month": ("月份", "the month"), "--at": ("時刻", "the moment"), "--year": ("年份", "the year"),
         "--born": ("本命", "the querent's birth"), "--sex": ("性別", "the querent's sex")}
 
+
 def names(chart: "Chart", pred: str) -> list:
-    """Every name a named conclusion can take, in the KB's order."""
+    """Every name a named conclusion can take, sorted."""
     decl = chart.session.program.preds[pred]
     return sorted(chart.session.program.members[decl.params[1][1]], key=str)
 
@@ -82,7 +84,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
     compiled = next(c for c in explainer.kb.rules_for[deep["pred"]] if c.rule.id == rule)
     source = cite(compiled.rule.source, lang)
     more = sum(len(r) for r in found.values()) - any(rule in r for r in found.values())
-    lines = [head, w["defined"].format(name=name, rule=rule, label=definition(session, compiled, tuple(deep['args']), lang),
+    label = definition(session, compiled, tuple(deep["args"]), lang)
+    lines = [head, w["defined"].format(name=name, rule=rule, label=label,
                                        cite=w["cite"].format(source=source) if source else "")
              + (w["more" if more > 1 else "one_more"].format(n=number(more, lang)) if more else "")]
     failed = ordered_children(graph, fail)[:1]
@@ -120,7 +123,8 @@ def definition(session, compiled, pattern: tuple, lang: str) -> str:
     """The rule's label for the name in ``pattern``: its slots filled from the name and the first row
     of each of its tables that has it (``month_forward(天虎, 寅)``); a slot the chart fills reads 某."""
     rule = compiled.rule
-    binding = {t.name: v for t, v in zip(rule.head.args[1:], pattern[1:]) if isinstance(t, S.Var) and v not in (None, "_")}
+    binding = {t.name: v for t, v in zip(rule.head.args[1:], pattern[1:])
+               if isinstance(t, S.Var) and v not in (None, "_")}  # "_": a graph node's open value
     for atom in rule.body:
         named = isinstance(atom, S.Atom) and any(isinstance(a, S.Var) and a.name in binding for a in atom.args)
         if named and atom.pred not in session.program.moving():

@@ -300,10 +300,10 @@ def render_text(audit: Audit, limit: Optional[int] = None, lang: str = "en") -> 
     return "\n".join(lines)
 
 
-CASES = {"zh": {"head": "案例                      書中    ", "follows": "依從", "neither": "皆不從", "and": "、", "list": "、",
-                "tally": "{names}：{n}"},
-         "en": {"head": "case                      book    ", "follows": "follows", "neither": "neither", "and": " and ", "list": ", ",
-                "tally": "{names}: {n}"}}
+CASES = {"zh": {"head": "案例                      書中    ", "follows": "依從", "neither": "皆不從", "and": "、",
+                "list": "、", "tally": "{names}：{n}"},
+         "en": {"head": "case                      book    ", "follows": "follows", "neither": "neither",
+                "and": " and ", "list": ", ", "tally": "{names}: {n}"}}
 
 
 def render_cases(verdicts: Sequence[CaseVerdict], lang: str = "en") -> str:
@@ -316,5 +316,6 @@ def render_cases(verdicts: Sequence[CaseVerdict], lang: str = "en") -> str:
         lines.append(f"{v.case:<24}  {v.book:<6}  {answers}  {t['list'].join(v.follows) or t['neither']}")
     tally = Counter(v.follows for v in verdicts)
     lines.append("")
-    lines += [t["tally"].format(names=t["and"].join(k) or t["neither"], n=n) for k, n in sorted(tally.items(), key=lambda kv: -kv[1])]
+    lines += [t["tally"].format(names=t["and"].join(k) or t["neither"], n=n)
+              for k, n in sorted(tally.items(), key=lambda kv: -kv[1])]
     return "\n".join(lines)

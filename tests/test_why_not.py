@@ -150,9 +150,10 @@ def named_questions(charts):
 
 def test_every_name_of_every_kind_on_50_charts_names_its_defining_rule(session):
     """Over 50 charts by day and night (every 29th), each name of 課體, pattern, 畢法 and spirit twice
-    (~1,800 questions of which ~1,300 fail on their chart, ~13 s): the answer names the rule that defines the name, with the name in its
-    words, then the condition that fails or the input the chart lacks, never a placeholder; a name
-    no rule defines is pointed to its coverage page, which lists it."""
+    (~1,800 questions of which ~1,300 fail on their chart, ~13 s): the answer names the rule that
+    defines the name, with the name in its words, then the condition that fails or the input the
+    chart lacks, never a placeholder; a name no rule defines is pointed to its coverage page, which
+    lists it."""
     from pathlib import Path
 
     from liuren_logic.explain.named import COVERAGE
