@@ -10,7 +10,7 @@ lists them.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Mapping, Optional
 
 RELATIONS = ("term_gloss", "pattern_gloss")  # (term, gloss, …): the first two columns
 
@@ -29,15 +29,16 @@ def glossary(session) -> dict[str, str]:
 _QUOTED = re.compile(r"「[^」]*」|«[^»]*»")
 
 
-def gloss_first(text: str, glosses: Mapping[str, str]) -> str:
+def gloss_first(text: str, glosses: Mapping[str, str], seen: Optional[set] = None) -> str:
     """``text`` with each glossed term followed by its gloss at its first use; a longer term is
     matched before a shorter one inside it, and a quoted line (「…」, «…») or a term already
-    followed by a parenthesis is left as it is."""
+    followed by a parenthesis is left as it is. ``seen``: the terms used before (in earlier
+    texts of the same document); the terms used here are added to it."""
     if not glosses:
         return text
     terms = re.compile("|".join(map(re.escape, sorted(glosses, key=len, reverse=True))))
     quoted = [m.span() for m in _QUOTED.finditer(text)]
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     out, last = [], 0
     for match in terms.finditer(text):
         term, end = match.group(), match.end()

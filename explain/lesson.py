@@ -736,7 +736,14 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
         steps += [teacher.candidates(), teacher.initial(), teacher.sequence(), teacher.carry(), teacher.generals()]
     steps += [teacher.keti(), teacher.patterns(), teacher.spirits(), teacher.marks(), teacher.strength(),
               teacher.life()]
-    return [s for s in steps if s is not None]
+    steps = [s for s in steps if s is not None]
+    if lang == "en":  # each term glossed at its first use in the lesson, whichever shows it (text, page, app)
+        glosses, seen = glossary(chart.session), set()
+        for step in steps:
+            step.text = gloss_first(step.text, glosses, seen)
+            for item in step.items:
+                item["text"] = gloss_first(item["text"], glosses, seen)
+    return steps
 
 
 def header(chart: "Chart", lang: str = "zh") -> str:
@@ -831,5 +838,4 @@ def render_lesson(chart: "Chart", lang: str = "zh", steps: Optional[list[Step]] 
     changes: :func:`compare`), then the numbered steps."""
     steps = steps if steps is not None else lesson_steps(chart, lang)
     head = header(chart, lang) + ("\n" + follows_line(steps, follows, lang) if follows else "")
-    text = "\n\n".join([head] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)])
-    return gloss_first(text, glossary(chart.session)) if lang == "en" else text  # each term glossed once
+    return "\n\n".join([head] + [render_step(s, i, lang) for i, s in enumerate(steps, 1)])

@@ -135,3 +135,8 @@ def test_an_atom_is_read_in_simplified_form_too(capsys):
     assert code == 0 and err == "" and "斬關" in out
     assert main(["why", "clashes(子, 甲)"]) == 2
     assert "unknown branch '甲' for clashes" in capsys.readouterr().err
+
+
+def test_the_english_page_glosses_the_lesson_too():
+    page = output("page", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", "en")
+    assert "官鬼 (officer-ghost: what overcomes the stem)" in page and "貴人 (the Noble) rides the initial" in page
