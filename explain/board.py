@@ -177,7 +177,7 @@ def header_section(chart: "Chart", lang: str, options: dict) -> Section:
     if chart.moment is not None:
         rows.append([Cell(text) for text in calendar_cells(chart, w)])
         if options.get("explain_calendar"):
-            reasons = chart.moment.reasons()
+            reasons = chart.moment.reasons(lang)
             if chart.moment.daytime is None:  # day and night left to the hour: nothing to say of the sun
                 reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
             rows += [[Cell(reason)] for reason in reasons.values()]

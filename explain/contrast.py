@@ -26,6 +26,7 @@ from liuren_logic.digraph import Digraph
 from liuren_logic.inputs import members
 from liuren_logic.provenance import Derivable, Firing, atom_text, firing_label
 
+from . import named
 from .view import compact, ordered_children
 
 if TYPE_CHECKING:
@@ -164,6 +165,10 @@ def answer(chart: "Chart", question: str, value: Optional[str] = None, lang: str
     ours = len(args) == 2 and args[0] == chart.id and args[1] is not None
     if ours and pred == "initial" and asker.first("rejected", args[1]):
         return asker.contrast(f"why not initial {args[1]}", "rejected", args[1], candidates=True)
+    if pred in named.COVERAGE and args[0] == chart.id and args[1] is not None:  # a 課體, pattern, 畢法 line or spirit
+        short = named.answer(chart, pred, args[1], lang)  # from the rule that defines the name
+        if short is not None:
+            return short
     if ours and pred == "chosen":
         reason = "outranked" if asker.first("outranked", args[1]) else "unmet"
         if asker.first(reason, args[1]):

@@ -32,10 +32,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
 from liuren_logic.inputs import members
-from liuren_logic.labels import fill, number
+from liuren_logic.labels import books, fill, number
 from liuren_logic.provenance import atom_text
 
 from .dispute_view import dispute_lines
+from .glossary import gloss_first, glossary
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -47,7 +48,7 @@ TEXT = {
         "day": "晝占", "night": "夜占",
         "number": "{numeral}、{title}",
         "cite": "〔規則 {rules}{sources}〕",
-        "source": "｜歌訣 {seed}「{verse}」",
+        "source": "｜{book}「{verse}」",
         "gloss": "（{glosses}）", "gloss_item": "{name}即{branch}",
         "reading": "〔本門派於{topic}取 {reading} 之讀法：{rules} 出自 {path}〕",
         "follows": "本課依異說{readings}；與本門派原讀法之同一課相較，{changed}",
@@ -124,7 +125,7 @@ TEXT = {
         "day": "a day chart (晝占)", "night": "a night chart (夜占)",
         "number": "{numeral}. {title}",
         "cite": "[rule {rules}{sources}]",
-        "source": " | seed {seed}: 「{verse}」",
+        "source": " | {book}: 「{verse}」",
         "gloss": " ({glosses})", "gloss_item": "{name} = {branch}",
         "reading": "[this school's reading of {topic} is {reading}: {rules} from {path}]",
         "follows": "This lesson follows the reading {readings}; against the same chart under the school's own reading, {changed}",
@@ -183,7 +184,7 @@ TEXT = {
         "void": "Void (旬空): {void}; {fallen}.", "void_none": "no transmission falls void",
         "void_fallen": "the {positions} falls void",
         "generals": "{noble}; {direction}. On the transmissions: {riders}.",
-        "rider": "the {position} {branch} rides {general}",
+        "rider": "{general} rides the {position} {branch}",
         "positions": ("initial", "middle", "final"),
         "patterns": "The chart shows {count_n} patterns, by group: {groups}.",
         "group": "{group}: {names}",
@@ -759,7 +760,14 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
         steps += [teacher.candidates(), teacher.initial(), teacher.sequence(), teacher.carry(), teacher.generals()]
     steps += [teacher.keti(), teacher.patterns(), teacher.spirits(), teacher.marks(), teacher.strength(),
               teacher.life(), teacher.judgement()]
-    return [s for s in steps if s is not None]
+    steps = [s for s in steps if s is not None]
+    if lang == "en":  # each term glossed at its first use in the lesson, whichever shows it (text, page, app)
+        glosses, seen = glossary(chart.session), set()
+        for step in steps:
+            step.text = gloss_first(step.text, glosses, seen)
+            for item in step.items:
+                item["text"] = gloss_first(item["text"], glosses, seen)
+    return steps
 
 
 def header(chart: "Chart", lang: str = "zh") -> str:
@@ -811,8 +819,9 @@ def cite(step: Step, lang: str = "zh") -> str:
     t = TEXT[lang]
     sources = ""
     for source in step.sources:
-        seed, _, verse = source.partition(": ")
-        sources += t["source"].format(seed=seed, verse=verse) if verse else t["source"].format(seed="", verse=seed)
+        key, _, verse = source.partition(": ")
+        book = books().get(key, (key, key))[lang != "zh"] if verse else ""
+        sources += t["source"].format(book=book, verse=verse or key)
     if step.glosses:
         sources += t["gloss"].format(glosses=t["list_sep"].join(t["gloss_item"].format(name=n, branch=b)
                                                               for n, b in step.glosses))

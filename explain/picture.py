@@ -29,6 +29,7 @@ from typing import Optional
 from liuren_logic.digraph import Digraph, distances, is_acyclic, topological_order
 
 from liuren_logic.errors import LiurenError
+from liuren_logic.labels import cite
 
 from .view import ordered_children
 
@@ -97,7 +98,7 @@ def node_lines(attrs: dict, lang: str = "zh") -> list[str]:
     if kind in ("rule", "fail"):
         lines = [mark + attrs.get("rule", "")] + wrap(label)
         if attrs.get("source"):
-            lines += wrap(f"«{attrs['source']}»")
+            lines += wrap(f"«{cite(attrs['source'], lang)}»")
         return lines
     if kind == "compare":
         return [("✓ " if attrs.get("holds") else "✗ ") + attrs.get("text", "")]

@@ -15,7 +15,7 @@ WORDS = {
     "zh": {"natal": "本命", "xingnian": "行年", "note": "{what} ({note})", "over": "上", "strength": "旺相",
            "marks": "日用", "falls": "臨", "no_year": "行年：須知占年（--year）"},
     "en": {"natal": "natal", "xingnian": "year of life", "note": "{what}, {note}", "over": "over it",
-           "strength": "strength", "marks": "marks", "falls": "over", "no_year": "year of life: give the chart's year (--year)"},
+           "strength": "strength", "marks": "marks", "falls": " over ", "no_year": "year of life: give the chart's year (--year)"},
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import unicodedata
 
 from liuren_logic.digraph import Digraph
+from liuren_logic.labels import cite
 
 from .view import compact, ordered_children
 
@@ -20,10 +21,14 @@ MARKS = {"atom": "", "fact": "▪ ", "rule": "⇐ ", "not": "", "compare": "", "
          "absent": "✗ ", "fail": "✗ ", "holds": "✗ "}
 
 
-NEGATED = {
+WORDS = {
     "absent": {"zh": "  不成立：{label}", "en": "  does not hold: {label}"},
     "not": {"zh": "  無此事：{label}", "en": "  holds because this fails: {label}"},
     "holds": {"zh": "  卻成立：{label}", "en": "  but this holds: {label}"},
+    "fires_not": {"zh": "{rule} 未成立", "en": "{rule} does not fire"},
+    "again": {"zh": "（見上）", "en": "  (see above)"},
+    "below": {"zh": "… 其下尚有 {n} 項", "en": "… {n} more below"},
+    "given": {"zh": "所給"},
 }
 
 
@@ -45,23 +50,26 @@ def describe(attrs: dict, lang: str = "zh") -> str:
         line = f"{MARKS[kind]}{attrs['rule']}"
         line += f": {label}" if label else ""
         if attrs.get("source"):
-            line += f"  «{attrs['source']}»"
+            line += f"  «{cite(attrs['source'], lang)}»"
         return line
     if kind == "fail":
-        return f"{MARKS[kind]}{attrs['rule']} does not fire" + (f" ({label})" if label else "")
+        return MARKS[kind] + WORDS["fires_not"][lang].format(rule=attrs["rule"]) + (f" ({label})" if label else "")
     if kind == "compare":
         return ("✓ " if attrs.get("holds") else "✗ ") + attrs["text"]
     line = MARKS.get(kind, "") + attrs["text"]
     if kind in ("absent", "not", "holds"):
-        line += NEGATED[kind][lang].format(label=label or attrs["text"])
+        line += WORDS[kind][lang].format(label=label or attrs["text"])
     elif label and label != attrs["text"]:
         line += f"  {label}"
     if kind == "fact":
-        line += f"  [{attrs['where']}" + (f" {attrs['table']}" if attrs.get("table") else "") + "]"
+        where = attrs["where"]
+        if lang == "zh" and where.startswith("given:"):  # the label says what was given; the origin is English
+            where = WORDS["given"][lang]
+        line += f"  [{where}" + (f" {attrs['table']}" if attrs.get("table") else "") + "]"
         if attrs.get("source"):
-            line += f"  «{attrs['source']}»"
+            line += f"  «{cite(attrs['source'], lang)}»"
     if attrs.get("reason"):
-        line += f"  ({attrs['reason']})"
+        line += f"  ({attrs.get('reason_' + lang) or attrs['reason']})"
     return line
 
 
@@ -75,14 +83,14 @@ def render(graph: Digraph, lang: str = "zh", depth: int | None = None, full: boo
     def walk(node: str, prefix: str, glyph: str, level: int) -> None:
         attrs = graph.nodes[node]
         again = node in shown and graph.out_degree(node) > 0
-        lines.append(prefix + glyph + describe(attrs, lang) + ("  (see above)" if again else ""))
+        lines.append(prefix + glyph + describe(attrs, lang) + (WORDS["again"][lang] if again else ""))
         if again:
             return
         shown.add(node)
         kids = children(graph, node)
         if depth is not None and level >= depth:
             if kids:
-                lines.append(prefix + _continuation(glyph) + GLYPHS["last"] + f"… {len(kids)} more below")
+                lines.append(prefix + _continuation(glyph) + GLYPHS["last"] + WORDS["below"][lang].format(n=len(kids)))
             return
         for i, child in enumerate(kids):
             last = i == len(kids) - 1

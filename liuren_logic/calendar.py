@@ -57,6 +57,7 @@ _TERM_YEAR_SECONDS = 365.2422 * 86400
 _BOUNDARIES = ("23:00", "00:00")
 _HOURS = ("civil", "true_solar")
 _DAY_NIGHT = ("fixed", "sun")
+NOW = ("now", "現在", "现在")  # --at now: the moment the command runs, in the zone given
 _SUN_ALTITUDE = -0.833                               # refraction + solar semi-diameter, degrees
 
 
@@ -115,9 +116,9 @@ class Moment:
         """Whole days from the moment to the next 立 (for the 土王用事 reading of 土旺)."""
         return None if self.next_li is None else (self.next_li.instant - self.local).days
 
-    def reasons(self) -> dict[str, str]:
-        """One readable line per field."""
-        return _reasons(self, self._basis)
+    def reasons(self, lang: str = "en") -> dict[str, str]:
+        """One readable line per field, in English (the terms in Chinese) or in Chinese (``zh``)."""
+        return _reasons(self, self._basis, lang)
 
     @property
     def jie(self) -> TermInstant:
@@ -197,11 +198,21 @@ def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float
 
 # ----------------------------------------------------------------------------- input checking
 
+_FIXED = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?")
+
+
 def _zone(tz: object) -> tzinfo:
-    """The IANA zone named ``tz``."""
+    """The IANA zone named ``tz``, or a fixed offset from UTC (``+08:00``, ``UTC-5``)."""
     from zoneinfo import ZoneInfo, available_timezones
     if not isinstance(tz, str) or not tz.strip():
         raise CalendarError(f"unknown time zone {tz!r}: expected an IANA name such as 'Asia/Shanghai'")
+    fixed = _FIXED.fullmatch(tz.strip().upper())
+    if fixed:
+        sign, hours, minutes = fixed.group(1), int(fixed.group(2)), int(fixed.group(3) or 0)
+        if hours > 14 or minutes > 59:
+            raise CalendarError(f"time zone {tz!r} is not an offset from UTC between -12:00 and +14:00")
+        offset = timedelta(hours=hours, minutes=minutes) * (-1 if sign == "-" else 1)
+        return timezone(offset, f"UTC{sign}{hours:02d}:{minutes:02d}")
     try:
         return ZoneInfo(tz)
     except Exception:
@@ -263,7 +274,9 @@ def _check_year(year: int) -> None:
 
 def _localize(at: object, zone: tzinfo, tz: str) -> datetime:
     """``at`` as an aware datetime in ``zone``; naive input is read as wall-clock time there."""
-    if isinstance(at, str):
+    if isinstance(at, str) and at.strip().lower() in NOW:
+        at = datetime.now(zone)
+    elif isinstance(at, str):
         at = _parse(at)
     elif not isinstance(at, datetime):
         raise CalendarError(f"cannot read date {at!r}: expected a 'YYYY-MM-DD HH:MM' string or a datetime")
@@ -502,25 +515,48 @@ def _place(lat: float, lon: float) -> str:
     return f"{abs(lat):g}°{'N' if lat >= 0 else 'S'} {abs(lon):g}°{'E' if lon >= 0 else 'W'}"
 
 
-def _reasons(m: Moment, b: _Basis) -> dict[str, str]:
-    """The lines behind ``Moment.reasons``."""
+def _reasons(m: Moment, b: _Basis, lang: str = "en") -> dict[str, str]:
+    """The lines behind ``Moment.reasons``, in English (the terms in Chinese) or in Chinese."""
     branch = BRANCHES.index(m.hour_branch)
     start = (2 * branch - 1) % 24
     next_day = b.chart_day != m.clock.date()
-    boundary = "子初換日: day changes at 23:00" if b.day_boundary == "23:00" else "子正換日: day changes at 00:00"
+    late = f"{m.clock.hour:02d}:{m.clock.minute:02d}"
     lunar = ("閏" if m.lunar_leap else "") + LUNAR_MONTH_NAMES[m.lunar_month - 1] + "月"
+    offset, zh = _offset_text(m.local.utcoffset()), lang == "zh"
+    if zh:
+        boundary = "子初換日：二十三時換日" if b.day_boundary == "23:00" else "子正換日：零時換日"
+        return {
+            "local": f"民用時 {_fmt(m.local)} {b.tz}（UTC{offset}" + ("，行夏令時）" if m.local.dst() else "）"),
+            "clock": _clock_reason(m, b, lang),
+            "year": f"{m.year}年（年柱{m.year_pillar}，自立春 {_fmt(b.lichun.instant)} UTC+8 起）",
+            "year_pillar": f"年柱 {m.year_pillar}：立春換年；時在{b.lichun}之後",
+            "month_pillar": f"月柱 {m.month_pillar}：逢節換月；時在節{b.jie}之後",
+            "day_pillar": f"日柱 {m.day_pillar}：{b.chart_day.isoformat()}（{boundary}"
+                          + (f"；{late}已屬次日）" if next_day else "）"),
+            "hour_pillar": f"時柱 {m.hour_pillar}：{m.hour_branch}時，時干以五鼠遁由其子時所屬之日起"
+                           f"（時柱相續不斷；夜子時取次日之子）",
+            "hour_branch": f"時支 {m.hour_branch}：鐘點 {late} 在 {start:02d}:00–{(start + 2) % 24:02d}:00 之間",
+            "term": f"節氣 {m.term.name}（{'中氣' if m.term.is_qi else '節'}），自 {_fmt(m.term.instant)} UTC+8 起",
+            "qi": f"中氣 {m.qi.name}：此刻或此前最近之中氣，自 {_fmt(m.qi.instant)} UTC+8 起",
+            "next_li": (f"下一立節 {m.next_li.name} 在 {_fmt(m.next_li.instant)} UTC+8，距此刻 {m.days_to_li} 整日"
+                        if m.next_li else "下一立節：超出可推算之年限"),
+            "lunar_month": f"農曆 {lunar}（{m.lunar_month}）：占日 {b.chart_day.isoformat()} 所在之農曆月",
+            "lunar_leap": "閏月" if m.lunar_leap else "非閏月",
+            **_sun_reasons(m, b, lang),
+        }
+    boundary = "子初換日: day changes at 23:00" if b.day_boundary == "23:00" else "子正換日: day changes at 00:00"
     return {
-        "local": f"civil moment 民用時 {_fmt(m.local)} {b.tz} (UTC{_offset_text(m.local.utcoffset())}"
+        "local": f"civil moment 民用時 {_fmt(m.local)} {b.tz} (UTC{offset}"
                  + (", daylight saving 夏令時 in force)" if m.local.dst() else ")"),
-        "clock": _clock_reason(m, b),
+        "clock": _clock_reason(m, b, lang),
         "year": f"{m.year}年 (the year of the pillar {m.year_pillar}, from 立春 {_fmt(b.lichun.instant)} UTC+8)",
         "year_pillar": f"年柱 {m.year_pillar}: year changes at 立春; after {b.lichun}",
         "month_pillar": f"月柱 {m.month_pillar}: month changes at each 節; after 節 {b.jie}",
         "day_pillar": f"日柱 {m.day_pillar}: day {b.chart_day.isoformat()} ({boundary}"
-                      + (f"; {m.clock.hour:02d}:{m.clock.minute:02d} counts as the next day)" if next_day else ")"),
+                      + (f"; {late} counts as the next day)" if next_day else ")"),
         "hour_pillar": f"時柱 {m.hour_pillar}: {m.hour_branch} hour, stem by 五鼠遁 from the day whose 子 hour "
                        f"this is (hour pillars run on continuously; 夜子時 takes the next day's 子)",
-        "hour_branch": f"時支 {m.hour_branch}: clock {m.clock.hour:02d}:{m.clock.minute:02d} lies in "
+        "hour_branch": f"時支 {m.hour_branch}: clock {late} lies in "
                        f"{start:02d}:00–{(start + 2) % 24:02d}:00",
         "term": f"節氣 {m.term.name} ({'中氣' if m.term.is_qi else '節'}) in force since {_fmt(m.term.instant)} UTC+8",
         "qi": f"中氣 {m.qi.name}: the latest 中氣 at or before the moment, since {_fmt(m.qi.instant)} UTC+8",
@@ -528,27 +564,42 @@ def _reasons(m: Moment, b: _Basis) -> dict[str, str]:
                     if m.next_li else "下一立節: beyond the supported range"),
         "lunar_month": f"農曆 {lunar} ({m.lunar_month}): lunar month of the chart day {b.chart_day.isoformat()}",
         "lunar_leap": f"{'閏月: a leap month' if m.lunar_leap else '非閏月: not a leap month'}",
-        **_sun_reasons(m, b),
+        **_sun_reasons(m, b, lang),
     }
 
 
-def _clock_reason(m: Moment, b: _Basis) -> str:
+def _clock_reason(m: Moment, b: _Basis, lang: str = "en") -> str:
     if b.solar_offset is None:
-        return f"hours from the civil clock 民用時 {_fmt(m.clock)} in {b.tz}"
+        return (f"以民用時 {_fmt(m.clock)}（{b.tz}）定時辰" if lang == "zh"
+                else f"hours from the civil clock 民用時 {_fmt(m.clock)} in {b.tz}")
     eot = b.solar_offset - timedelta(seconds=round(240 * b.longitude))
+    if lang == "zh":
+        return (f"真太陽時 {_fmt(m.clock)} = UTC + 經度 {b.longitude:g}° ÷ 15 時 + 均時差 {_offset_text(eot)}"
+                f"（UTC{_offset_text(b.solar_offset)}）")
     return (f"true solar time 真太陽時 {_fmt(m.clock)} = UTC + {b.longitude:g}°/15 h "
             f"+ equation of time {_offset_text(eot)} (UTC{_offset_text(b.solar_offset)})")
 
 
-def _sun_reasons(m: Moment, b: _Basis) -> dict[str, str]:
+def _sun_reasons(m: Moment, b: _Basis, lang: str = "en") -> dict[str, str]:
+    zh = lang == "zh"
     if b.day_night == "fixed":
-        return {"daytime": "晝夜 left to the hour branch (day_night='fixed')",
-                "sunrise": "not computed (day_night='fixed')", "sunset": "not computed (day_night='fixed')"}
+        fixed = "晝夜依時支而定（讀法 daynight=fixed）" if zh else "晝夜 left to the hour branch (day_night='fixed')"
+        unset = "未推算（晝夜依時支而定）" if zh else "not computed (day_night='fixed')"
+        return {"daytime": fixed, "sunrise": unset, "sunset": unset}
     place = _place(b.latitude, b.longitude)
+    day = m.local.date().isoformat()
     if m.sunrise is None:
+        if zh:
+            text = "永晝：日不落" if m.daytime else "永夜：日不出"
+            return {"daytime": f"{'晝' if m.daytime else '夜'}：{text}，{place}，{day}", "sunrise": text, "sunset": text}
         text = "polar day 永晝: the sun does not set" if m.daytime else "polar night 永夜: the sun does not rise"
-        return {"daytime": f"{'晝' if m.daytime else '夜'}: {text} at {place} on {m.local.date().isoformat()}",
+        return {"daytime": f"{'晝' if m.daytime else '夜'}: {text} at {place} on {day}",
                 "sunrise": text, "sunset": text}
+    if zh:
+        rule = "日出 ≤ 此刻 < 日入" if m.daytime else "此刻不在日出與日入之間"
+        return {"daytime": f"{'晝' if m.daytime else '夜'}：{rule}，{place}",
+                "sunrise": f"日出 {_fmt(m.sunrise)} 當地時（NOAA/Meeus 算法，地平高度 −0.833°）",
+                "sunset": f"日入 {_fmt(m.sunset)} 當地時（NOAA/Meeus 算法，地平高度 −0.833°）"}
     rule = "sunrise ≤ moment < sunset" if m.daytime else "not between sunrise and sunset"
     return {"daytime": f"{'晝' if m.daytime else '夜'}: {rule} at {place}",
             "sunrise": f"日出 {_fmt(m.sunrise)} local (NOAA/Meeus, altitude −0.833°)",

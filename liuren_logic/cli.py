@@ -29,6 +29,7 @@ from .script import simplified
 if TYPE_CHECKING:
     from .digraph import Digraph
 
+DEFAULT_ZONE = "Asia/Shanghai"  # the zone of --at when --tz is not given
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
 EX_IOERR = 74  # standard output or error could not be written (sysexits.h)
 ECHOED = 80  # characters of a long word (a value, a path) a message echoes; the rest is counted
@@ -53,15 +54,16 @@ def _file_name(text: str) -> Path:
 
 def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> None:
     group = parser.add_argument_group("the chart")
-    group.add_argument("--day", help="day pillar, e.g. 辛巳")
-    group.add_argument("--jiang", help="月將 branch, e.g. 寅")
-    group.add_argument("--hour", help="hour branch, e.g. 午")
+    group.add_argument("--day", help="day pillar, e.g. 辛巳 or 辛巳日")
+    group.add_argument("--jiang", help="月將 branch or name, e.g. 寅 or 功曹; or the 月將 over the hour, e.g. 戌加寅")
+    group.add_argument("--hour", help="hour branch, e.g. 午 or 午時")
     group.add_argument("--month", help="with --day: the month pillar or branch, e.g. 癸亥 or 亥 (month spirits, patterns, 旺相)")
     group.add_argument("--year", help="with --day: the year pillar or number, e.g. 戊寅 or 1998 (year spirits and patterns, 行年)")
     group.add_argument("--offset", type=int, help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
     group.add_argument("--night", action="store_true", help="with --offset: a night chart (hour 子)")
-    group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00'")
-    group.add_argument("--tz", default="Asia/Shanghai", help="with --at: the time zone (default Asia/Shanghai)")
+    group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00', or now")
+    group.add_argument("--tz", help="with --at: the time zone, an IANA name or an offset such as +08:00 "
+                                    f"(default {DEFAULT_ZONE}, with a note)")
     group.add_argument("--longitude", type=float, help="with --at: degrees east (true solar time, sunrise)")
     group.add_argument("--latitude", type=float, help="with --at: degrees north (sunrise and sunset)")
     group.add_argument("--born", help="the querent's birth: a year (1970), a year pillar (庚戌) or a date "
@@ -298,7 +300,7 @@ def _chart_input(session, args, required: bool):
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         _warn_unused_place(session, args)
-        return session.dated_input(args.at, args.tz, args.longitude, args.latitude, born=args.born, sex=args.sex,
+        return session.dated_input(args.at, _zone(args), args.longitude, args.latitude, born=args.born, sex=args.sex,
                                    matter=args.matter)
     if args.day is None:
         if required:
@@ -311,11 +313,23 @@ def _chart_input(session, args, required: bool):
             raise InputError("--month and --year go with --jiang and --hour, not --offset")
         return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex,
                                     matter=args.matter)
+    if args.jiang and args.hour is None and "加" in args.jiang:  # 「戌加寅」: the 月將 over the hour
+        from .inputs import parse_over
+
+        args.jiang, args.hour = parse_over(session.base, args.jiang)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
                                sex=args.sex, matter=args.matter)
+
+
+def _zone(args) -> str:
+    """The zone of ``--at``: ``--tz``, or Asia/Shanghai with a note saying so."""
+    if args.tz is None:
+        _say("liuren: note: no --tz given: the moment is read in Asia/Shanghai (UTC+08:00)")
+        return DEFAULT_ZONE
+    return args.tz
 
 
 def _warn_unused_place(session, args) -> None:
@@ -400,6 +414,10 @@ def cmd_why(args, negative: bool = False) -> int:
         _json(derivation(graph, chart.id if chart is not None else None), args, [session])
     elif fmt == "text" and short is not None:
         text = "\n".join(short.lines)
+        if args.lang == "en":  # each term glossed at its first use
+            from .explain.glossary import gloss_first, glossary
+
+            text = gloss_first(text, glossary(session))
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += "\n\n" + render(short.graph, args.lang, args.depth) + "\n\n" + render(graph, args.lang, args.depth)
         _write(text, args, [session])
@@ -613,10 +631,13 @@ def cmd_audit(args) -> int:
     else:
         from .explain.tree import render
 
-        text = A.render_text(audit, args.limit)
+        text = A.render_text(audit, args.limit, args.lang)
         for chart_id, graphs in explained.items():
             for reading, graph in graphs.items():
-                text += f"\n\n== {chart_id} under {reading}: {graph.graph.get('question', '')}\n" + render(graph, args.lang)
+                question = graph.graph.get("question", "")
+                under = ("{0}，依{1}：何以 {2}" if args.lang == "zh" else "{0} under {1}: {2}").format(
+                    chart_id, reading, question.removeprefix("why ") if args.lang == "zh" else question)
+                text += f"\n\n== {under}\n" + render(graph, args.lang)
         _emit(text, args)
     if args.html is not None:
         from .explain.audit_page import audit_html
@@ -682,7 +703,7 @@ def _audit_cases(args, sessions) -> int:
 
         _json(document("cases", {"cases": [{**v.__dict__, "follows": list(v.follows)} for v in verdicts]}), args)
     else:
-        _emit(render_cases(verdicts), args)
+        _emit(render_cases(verdicts, args.lang), args)
     if args.html is not None:
         from .evidence import cases_html
 

@@ -6,6 +6,8 @@ label from a user's KB file stays text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
 from typing import Mapping
 
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -45,7 +47,21 @@ def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], 
             return missing
         return number(found, lang) if isinstance(found, int) and not isinstance(found, bool) else str(found)
 
-    return _SLOT.sub(value, template)
+    filled = _SLOT.sub(value, template)
+    return agree(filled) if lang == "en" and 1 in values.values() else filled
+
+
+_ONE_ARE = re.compile(r"\bare 1 ")
+_ONE_PLURAL = re.compile(r"\b1 ((?:\S+ )?)(?!does\b)([a-z]{2,}[^s])s\b")
+
+
+def agree(text: str) -> str:
+    """English number agreement after a count of one: 'there are 1 candidates' → 'there is 1 candidate'.
+
+    >>> agree("there are 1 candidates; heaven turns 1 places; 1 遙剋 candidates; 1 has")
+    'there is 1 candidate; heaven turns 1 place; 1 遙剋 candidate; 1 has'
+    """
+    return _ONE_PLURAL.sub(r"1 \1\2", _ONE_ARE.sub("is 1 ", text))
 
 
 def atom_label(decl, args, lang: str) -> str:
@@ -54,3 +70,23 @@ def atom_label(decl, args, lang: str) -> str:
     if not template:
         return ""
     return fill(template, {name: value for (name, _), value in zip(decl.params, args)}, ANY[lang], lang)
+
+
+@lru_cache(maxsize=1)
+def books() -> dict[str, tuple[str, str]]:
+    """The key a rule's source starts with → the book's name in Chinese and in English (data/sources.txt)."""
+    rows = (Path(__file__).parent / "data" / "sources.txt").read_text("utf-8").splitlines()
+    return {key: (zh, en) for key, zh, en in (r.split("\t") for r in rows if r.strip() and not r.startswith("#"))}
+
+
+def cite(source: str, lang: str) -> str:
+    """A rule's source with its book by name: ``'大全: 凡卦…'`` → ``'《六壬大全》：凡卦…'``; '' stays ''.
+
+    >>> cite("000: 取課先從下賊呼", "zh")
+    '《福山堂》：取課先從下賊呼'
+    """
+    key, sep, line = source.partition(": ")
+    book = books().get(key.strip())
+    if not sep or book is None:
+        return source
+    return f"{book[0]}：{line}" if lang == "zh" else f"{book[1]}: {line}"

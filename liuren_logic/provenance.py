@@ -419,6 +419,8 @@ class Explainer:
             files = sorted({f.pos.path for f in self.kb.program.facts if f.head.pred == pred})
             graph.nodes[nid]["reason"] = ("no such fact" + (f" in {', '.join(files)}" if files else "")
                                           + f", and no rule concludes {pred}")
+            graph.nodes[nid]["reason_zh"] = ("無此事實" + (f"（{'、'.join(files)}）" if files else "")
+                                             + f"，亦無規則推出 {pred}")
         if depth <= 0:
             return nid
         candidates = []

@@ -1,7 +1,7 @@
 """Simplified and traditional characters: input is normalised, output can be either.
 
-The table (``data/simplified.txt``) covers the characters of this domain's terms;
-any other character passes through unchanged.
+The table (``data/simplified.txt``) covers every character the KB and the package write
+that has a simplified form; any other character passes through unchanged.
 """
 from __future__ import annotations
 
@@ -11,13 +11,10 @@ from pathlib import Path
 
 @lru_cache(maxsize=1)
 def _tables() -> tuple[dict[int, str], dict[int, str]]:
-    pairs = []
-    for line in (Path(__file__).parent / "data" / "simplified.txt").read_text("utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            simplified, traditional = line.split()
-            pairs.append((simplified, traditional))
-    to_trad = {ord(s): t for s, t in pairs}
-    to_simp = {ord(t): s for s, t in pairs}
+    rows = [line.split() for line in (Path(__file__).parent / "data" / "simplified.txt").read_text("utf-8").splitlines()
+            if line.strip() and not line.startswith("#")]
+    to_trad = {ord(row[0]): row[1] for row in rows if row[2:] != ["out"]}  # an `out` pair is never read back
+    to_simp = {ord(row[1]): row[0] for row in rows}
     return to_trad, to_simp
 
 

@@ -66,10 +66,15 @@ def test_why_prints_a_tree_down_to_facts(capsys):
 
 
 def test_why_not_under_another_reading(capsys):
-    code, out, _ = run(capsys, "why-not", "punishes(申, 寅)", "--reading", "punishment=seed000")
+    code, out, _ = run(capsys, "why-not", "punishes(申, 寅)", "--reading", "punishment=seed000", "--lang", "en")
     assert code == 0 and "no such fact in kb/variants/punishment/seed000.dl" in out
-    code, out, _ = run(capsys, "why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--full")
+    code, out, _ = run(capsys, "why-not", "punishes(申, 寅)", "--reading", "punishment=seed000")
+    assert code == 0 and "無此事實（kb/variants/punishment/seed000.dl）" in out
+    code, out, _ = run(capsys, "why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--full",
+                       "--lang", "en")
     assert code == 0 and "zeike.yuanshou does not fire" in out  # --full: every rule that could have fired
+    code, out, _ = run(capsys, "why-not", "initial", "丑", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--full")
+    assert code == 0 and "zeike.yuanshou 未成立" in out
 
 
 def test_why_json_is_node_link_data(capsys):
@@ -135,8 +140,10 @@ def test_audit_json_and_cases(capsys, tmp_path):
     assert set(data["explained"]["庚午日午將午時"]) == {"default", "default+punishment=seed000"}
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps([{"seq": 1, "day": "癸卯", "yuejiang": "戌", "hour": "子", "sanchuan": "丑亥酉"}]), "utf-8")
-    code, out, _ = run(capsys, "audit", "--vs", "shehai=shortcut", "--cases", str(cases))
+    code, out, _ = run(capsys, "audit", "--vs", "shehai=shortcut", "--cases", str(cases), "--lang", "en")
     assert code == 0 and "default+shehai=shortcut: 1" in out
+    code, out, _ = run(capsys, "audit", "--vs", "shehai=shortcut", "--cases", str(cases))
+    assert code == 0 and "default+shehai=shortcut：1" in out and "依從" in out
     page = tmp_path / "audit.html"
     code, _, _ = run(capsys, "audit", "--vs", "noble=jia_yang", "--times", "night", "--html", str(page), "--limit", "1")
     assert code == 0 and "http" not in page.read_text("utf-8") and "甲子日子將子時" in page.read_text("utf-8")
@@ -168,7 +175,7 @@ def test_teach_and_page_for_a_chart_cast_from_a_moment(capsys, tmp_path):
 
 
 def test_the_board_a_calendar_line_spirits_by_origin_generals_states_and_warnings(capsys):
-    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00")
+    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai")
     calendar = [line for line in out.splitlines()[1:] if line.startswith("  四柱")]
     assert code == 0 and err == "" and out.startswith("辛巳日 寅將 午時 ") and calendar == [
         "  四柱 戊寅 癸亥 辛巳 甲午 · 節 立冬 1998-11-07 23:08:23 · 中氣 小雪 1998-11-22 20:34:12 (UTC+8)"]
@@ -183,8 +190,10 @@ def test_the_board_a_calendar_line_spirits_by_origin_generals_states_and_warning
     assert out.split("\n天將: ")[1].startswith("貴人 午臨戌: 貴人入獄 · ")
     assert generals(out) == ["貴人", "勾陳", "太常", "玄武", "青龍"]  # 貴 勾 常 of the 三傳, 玄 龍 of the lessons
     code, out, _ = run(capsys, "cast", "--at", "1998-11-30 12:00", "--explain-calendar", "--all")
-    assert "月柱 癸亥: month changes at each 節" in out
+    assert "月柱 癸亥：逢節換月；時在節立冬 1998-11-07 23:08:23 UTC+8之後" in out
     assert len(set(generals(out))) == 12
+    code, english, _ = run(capsys, "cast", "--at", "1998-11-30 12:00", "--explain-calendar", "--lang", "en")
+    assert "月柱 癸亥: month changes at each 節" in english
     code, _, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--longitude", "116.4")
     assert code == 0 and err.startswith("liuren: warning: --longitude is ignored")
     code, _, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--longitude", "116.4", "--reading", "hours=true_solar")

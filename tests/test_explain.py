@@ -146,6 +146,8 @@ def test_unlabelled_rule_steps_fold_into_the_nearest_shown_ancestor():
 
 def test_depth_counts_shown_levels(initial):
     lines = tree.render(initial, depth=2).splitlines()
+    assert len(lines) == 6 and lines[-1].endswith("… 其下尚有 1 項")
+    lines = tree.render(initial, "en", depth=2).splitlines()
     assert len(lines) == 6 and lines[-1].endswith("… 1 more below")
 
 

@@ -145,3 +145,20 @@ def test_the_hour_rule_cites_the_case_that_sets_the_general_over_the_hour(sessio
     assert "月將" in rule.source and "午時起課" in rule.source
     assert not [r.id for r in session.kb.program.rules if r.source and r.source.endswith("朱雀行宮須細推")
                 and r.id != "pattern.palace_zhuque"]
+
+
+def test_every_cited_book_has_its_name_and_a_row_in_docs_sources(session):
+    """Output names the book (《福山堂》, not 000): each source key has a name, and docs/sources.md a row."""
+    from pathlib import Path
+
+    from liuren_logic.labels import books, cite
+
+    table = Path(__file__).parent.parent / "docs" / "sources.md"
+    rows = {line.split("|")[1].strip(): line for line in table.read_text("utf-8").splitlines() if line.startswith("| ")}
+    keys = {r.source.partition(": ")[0] for r in session.kb.program.rules + session.kb.program.facts if r.source}
+    assert keys <= set(books()) and set(books()) <= set(rows)
+    for key in keys:
+        zh, en = books()[key]
+        assert zh.startswith("《") and zh in rows[key] and en.startswith(zh.split("》")[0])
+        assert cite(f"{key}: 某句", "zh") == f"{zh}：某句"
+    assert books()["000"][0] == "《福山堂》" and books()["003"][0] == "《註解大六壬指南》卷十六"
