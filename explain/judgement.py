@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
               "年命", "應期")
 SHOWN = 15  # findings the board lists; --json has them all
+NUMERALS = str.maketrans("一二三四", "1234")
+JOIN = {"zh": "；", "en": "; "}  # between the sentences of a finding one rule derives several times
 WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": "斷語", "timing": "應期",
                 "more": "另有{n}條（--json 全列）", "none": "（無）",
                 "conflict": "{a}與{b}相反，兩存之"},
@@ -56,7 +58,7 @@ def _merged(rows: list[dict]) -> dict:
     first = rows[0]
     return {"kind": first["kind"], "about": _about(*(a for r in rows for a in r["about"])),
             "words": "、".join(dict.fromkeys(r["words"] for r in rows)),
-            "text": {lang: ("；" if lang == "zh" else "; ").join(r["text"][lang] for r in rows) for lang in ("zh", "en")},
+            "text": {lang: JOIN[lang].join(r["text"][lang] for r in rows) for lang in ("zh", "en")},
             "rule": first["rule"], "source": first["source"]}
 
 
@@ -74,6 +76,8 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
     for k, f, a, b in sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row)):
         entry = {"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
         by_rule.setdefault((k, entry["rule"]), []).append(entry)
+    for rows in by_rule.values():  # 第一傳 … 第三傳, 第一課 … 第四課 in their order
+        rows.sort(key=lambda r: r["text"]["zh"].translate(NUMERALS))
     order = sorted(by_rule, key=lambda key: (not weighs[key[1]], rank[key[0]]))
     return {
         "matter": matter[0][0], "question": question,
@@ -86,19 +90,33 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
     }
 
 
-def judgement_lines(chart: "Chart", lang: str = "zh", question: Optional[str] = None) -> list[str]:
-    """The board's 斷 section: the matter, the verdicts, the first findings by weight, the 應期."""
-    data = judgement_data(chart, question)
+def _book(source: str) -> str:
+    """A source shortened to its book (``指南卷三: 將神之司…`` → ``指南卷三``); ``why 斷 …`` gives the line."""
+    return source.partition(": ")[0]
+
+
+def judgement_section(chart: "Chart", lang: str, options: dict):
+    """The board's 斷 (None for a chart cast without a matter): the matter and the question, the
+    verdicts with their rule and line, the first SHOWN findings by weight, a finding one rule derives
+    several times on one row (the generals of the transmissions, of the lessons), its sentences
+    cells the board wraps between, with its rule and book; then the 應期. Each row's first cell
+    asks ``why 斷`` of what it names."""
+    from .board import Cell, Section
+
+    data = judgement_data(chart, options.get("question"))
     if data is None:
-        return []
-    w = WORDS[lang]
-    head = f"{w['title']}: {w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else "")
-    lines = [head, f"  {w['verdicts']}:"]
-    lines += [f"    {v['verdict']}  {v['text'][lang]}  [{v['rule']} | {v['source']}]" for v in data["verdicts"]] or [f"    {w['none']}"]
-    lines += [f"    {w['conflict'].format(a=a, b=b)}" for a, b in data["conflicts"]]
+        return None
+    w, question = WORDS[lang], options.get("question")
+    rows = [[Cell(f"{w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else ""))]]
+    rows += [[Cell(f"{w['verdicts']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
+              Cell(f"〔{v['rule']} | {v['source']}〕")] for v in data["verdicts"]]
+    rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
     for f in data["findings"][:SHOWN]:
-        lines.append(f"  {f['kind']}  {f['text'][lang]}  [{f['rule']} | {f['source']}]")
+        rows.append([Cell(f["kind"], ("斷", f["words"].split("、")[0]))]
+                    + [Cell(part) for part in f["text"][lang].split(JOIN[lang])]
+                    + [Cell(f"〔{f['rule']} · {_book(f['source'])}〕")])
     if len(data["findings"]) > SHOWN:
-        lines.append("  " + w["more"].format(n=len(data["findings"]) - SHOWN))
-    lines.append(f"  {w['timing']}: " + (" · ".join(f"{t['branch']}（{t['method']}）" for t in data["timing"]) or w["none"]))
-    return lines
+        rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
+    rows.append([Cell(f"{w['timing']}:")] + [Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
+                                              for t in data["timing"]] or [Cell(w["none"])])
+    return Section("judgement", w["title"], rows, sep="  ")

@@ -154,9 +154,11 @@ def test_the_board_ends_with_the_judgement_naming_the_seed_findings(capsys):
     for words in ("不正之神", "女尸做祟", "被纏", "天目", "鬼呼", "003: 支上天目墓神，陰神見從魁玄武，主有女尸做祟"):
         assert words in section, words
     code, out, _ = run(capsys, "cast", *WEATHER_ARGS, "--lang", "en")
+    from liuren_logic.explain.judgement import KIND_ORDER
+
     section = out[out.index("\nJudgement (斷): matter 天時"):]
     assert "not for long" in section and "丑（沖開墓）" in section
-    findings = [line for line in section.splitlines() if line.startswith("  ") and "[judge." in line and not line.startswith("    ")]
+    findings = [line for line in section.splitlines() if line[:8] == " " * 8 and line[8:].split("  ")[0] in KIND_ORDER]
     assert 5 <= len(findings) <= 15
 
 
@@ -219,6 +221,44 @@ def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
     assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 22 and sizes[-1] <= 30
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_board_reads_5_to_15_findings_on_lines_a_screen_wide(session, lang):
+    """On each judged case: the 斷 section lists 5–15 findings, each row one finding (its kind first,
+    asking why 斷 of its words), a rule deriving several of them one row; no line over 100 columns;
+    every finding of --json is listed or counted in the closing 「另有」 line."""
+    from judgement_recall import judged_cases
+
+    from liuren_logic.explain.board import WIDTH, columns, section_lines
+    from liuren_logic.explain.judgement import KIND_ORDER, WORDS, judgement_data, judgement_section
+
+    for case, _, chart in judged_cases(session):
+        if chart is None:
+            continue
+        section, data = judgement_section(chart, lang, {}), judgement_data(chart)
+        rows = [row for row in section.rows if row[0].text in KIND_ORDER]
+        assert 5 <= len(rows) <= 15 and len(rows) == min(15, len(data["findings"])), case["seq"]
+        assert [row[0].text for row in rows] == [f["kind"] for f in data["findings"][:15]]
+        assert all(row[0].ask[0] == "斷" and session.why(chart, *row[0].ask).number_of_nodes() > 1 for row in rows[:3])
+        rules = [f["rule"] for f in data["findings"]]
+        assert len({(f["kind"], f["rule"]) for f in data["findings"]}) == len(rules)  # one row a rule and kind
+        lines = section_lines(section)
+        assert max(map(columns, lines)) <= WIDTH, max(lines, key=columns)
+        more = len(data["findings"]) - 15
+        assert (WORDS[lang]["more"].format(n=more) in "\n".join(lines)) == (more > 0)
+
+
+@pytest.mark.parametrize("matter", ["天時", "家宅", "婚姻", "產育", "疾病", "仕宦", "求財", "出行", "行人", "失物", "詞訟", "謀望"])
+def test_no_line_of_the_judgement_is_wider_than_a_screen(session, matter):
+    from liuren_logic.explain.board import WIDTH, columns, render_chart
+
+    for day, offset in (("甲子", 0), ("丁未", 7), ("辛巳", 8), ("壬申", 11)):
+        chart = session.cast_offset(day, offset, matter=matter)
+        for lang in ("zh", "en"):
+            board = render_chart(chart, lang, question="此事如何")
+            assert ("\n斷: 占 " if lang == "zh" else "\nJudgement (斷): matter ") + matter in board
+            assert max(map(columns, board.splitlines())) <= WIDTH, (chart.id, lang)
+
+
 def test_a_features_tokens_are_its_branches_generals_and_names():
     from judgement_recall import matches, tokens
 
@@ -271,12 +311,13 @@ def test_the_720_house_charts_carry_an_unjust_god_where_the_ghost_carries_the_no
 
 def test_opposite_weather_verdicts_both_stand_and_the_judgement_says_so(session):
     """甲子日 offset 0 (伏吟): 辰 over 辰 (yang) says 晴, the Dragon over 午 rising says 雨."""
-    from liuren_logic.explain.judgement import judgement_data, judgement_lines
+    from liuren_logic.explain.board import section_lines
+    from liuren_logic.explain.judgement import judgement_data, judgement_section
 
     chart = session.cast_offset("甲子", 0, matter="天時")
     assert {("晴", "辰"), ("雨", "青龍")} <= set(chart.rows("verdict"))
     assert ["晴", "雨"] in judgement_data(chart)["conflicts"]
-    assert "    晴與雨相反，兩存之" in judgement_lines(chart)
+    assert "    晴與雨相反，兩存之" in section_lines(judgement_section(chart, "zh", {}))
 
 
 @pytest.mark.parametrize("day, jiang, hour, matter, verdicts", [
