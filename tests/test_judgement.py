@@ -205,7 +205,7 @@ def test_why_not_snow_names_the_missing_rain_master(capsys):
 
 # Features found, by kind, on the 47 cases whose matter is one of the twelve (docs/judgement.md has
 # the table and every miss): the floor this KB reaches; a change that loses one fails here.
-FLOOR = {"神煞": 34, "天將": 38, "類神": 14, "課體": 13, "三傳": 13, "旺衰": 10, "空亡": 11, "生剋": 5, "應期": 2,
+FLOOR = {"神煞": 34, "天將": 38, "類神": 14, "課體": 13, "三傳": 13, "旺衰": 10, "空亡": 11, "生剋": 9, "應期": 2,
          "六親": 5, "用神": 7, "刑沖破害合": 1, "墓": 2}
 
 
@@ -216,9 +216,9 @@ def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
     hits, totals = result["hits"], result["totals"]
     assert sum(totals.values()) == 247 and dict(result["apart"]) == {"年命": 21, "other": 5, "其他": 39}
     assert set(totals) == set(FLOOR) and all(hits[kind] >= floor for kind, floor in FLOOR.items()), dict(hits)
-    assert sum(hits.values()) >= sum(FLOOR.values()) == 155  # 63% of 247
+    assert sum(hits.values()) >= sum(FLOOR.values()) == 159  # 64% of 247
     sizes = sorted(result["sizes"])  # --json's findings a chart, all of them (the board shows 5–15)
-    assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 26 and sizes[-1] <= 34
+    assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 28 and sizes[-1] <= 36
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
