@@ -5,6 +5,7 @@ import pytest
 
 from liuren_logic.cli import main
 from liuren_logic.errors import InputError
+from liuren_logic.explain.judgement import KIND_ORDER
 
 
 def run(capsys, *argv):
@@ -329,3 +330,32 @@ def test_verdicts_of_the_chapter_verses_on_zhinan_cases(session, day, jiang, hou
     chart = session.cast(day, jiang=jiang, hour=hour, matter=matter)
     assert verdicts == set(chart.rows("verdict"))
     assert chart.rows("conflict") == ([("有救", "莫興詞")] if matter == "詞訟" else [])
+
+
+def test_the_bifa_lines_and_the_spirits_over_the_stem_and_branch_are_findings(session):
+    """Every 畢法 line the chart meets is one finding (課體 unless its words are about another kind),
+    and every spirit over the stem (干上) and over the branch (支上) is one, as the board's spirits list
+    them; none of this without a matter."""
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="家宅")
+    findings = chart.rows("finding")
+    lines = {line for _, line in chart.bifa}
+    read = {f: k for k, f, a, b in findings if a == b == f and f in lines}
+    assert set(read) == lines and {"貴雖在獄宜臨干", "鬼乘天乙乃神祇"} <= lines
+    assert read["鬼乘天乙乃神祇"] == "天將" and all(k in KIND_ORDER for k in read.values())
+    for place in ("干上", "支上"):
+        over = {s for where, _, s in chart.spirits if where == place}
+        assert over and {a for k, f, a, b in findings if (k, f) == ("神煞", place)} == over, place
+    assert not session.cast_at("1998-11-30 12:00", "Asia/Shanghai").rows("finding")
+
+
+@pytest.mark.parametrize("day, jiang, hour, course", [
+    ("乙未", "亥", "戌", {("進連茹", "酉", "亥")}),  # 《指南》 case 40: 酉戌亥
+    ("甲戌", "午", "巳", {("進連茹", "辰", "午")}),  # case 55: 辰巳午
+    ("辛巳", "寅", "午", set()),                     # seed 003's house chart: 午寅戌, a trine
+])
+def test_the_course_of_the_transmissions_is_read_as_the_verse_names_it(session, day, jiang, hour, course):
+    chart = session.cast(day, jiang=jiang, hour=hour, matter="仕宦")
+    at = ["子丑寅卯辰巳午未申酉戌亥".index(x) for x in chart.sanchuan]
+    linked = all((b - a) % 12 == 1 for a, b in zip(at, at[1:]))  # the check, written from the branches' order
+    assert bool(course) == linked
+    assert {(f, a, b) for k, f, a, b in chart.rows("finding") if k == "三傳" and f in ("進連茹", "退連茹", "順間傳", "逆間傳")} == course
