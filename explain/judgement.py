@@ -21,10 +21,10 @@ KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課�
 SHOWN = 15  # findings the board lists; --json has them all
 NUMERALS = str.maketrans("一二三四", "1234")
 JOIN = {"zh": "；", "en": "; "}  # between the sentences of a finding one rule derives several times
-WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": "斷語", "timing": "應期",
+WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdict": "斷語", "timing": "應期",
                 "more": "另有{n}條（--json 全列）", "none": "（無）",
                 "conflict": "{a}與{b}相反，兩存之"},
-         "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdicts": "verdicts",
+         "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdict": "verdict",
                 "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)",
                 "conflict": "{a} and {b} point opposite ways; both stand"}}
 
@@ -62,13 +62,10 @@ def _merged(rows: list[dict]) -> dict:
             "rule": first["rule"], "source": first["source"]}
 
 
-def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[dict]:
-    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter). Findings
-    one rule derives several times (the chart's 課體, the generals of the three transmissions) are
-    one finding naming them all."""
-    matter = chart.rows("matter")
-    if not matter:
-        return None
+def _grouped(chart: "Chart") -> list[list[dict]]:
+    """The chart's findings, each with its rule's sentence, grouped by rule and kind (a rule deriving
+    several, as the generals of the three transmissions, is one group, in the chart's order), the
+    groups by weight for the matter."""
     rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
     program = chart.session.program
     weighs = {r.id: _for_the_matter(r, program.preds) for r in program.rules if r.head.pred == "finding"}
@@ -78,10 +75,20 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
         by_rule.setdefault((k, entry["rule"]), []).append(entry)
     for rows in by_rule.values():  # 第一傳 … 第三傳, 第一課 … 第四課 in their order
         rows.sort(key=lambda r: r["text"]["zh"].translate(NUMERALS))
-    order = sorted(by_rule, key=lambda key: (not weighs[key[1]], rank[key[0]]))
+    return [by_rule[key] for key in sorted(by_rule, key=lambda key: (not weighs[key[1]], rank[key[0]]))]
+
+
+def judgement_data(chart: "Chart", question: Optional[str] = None,
+                   groups: Optional[list[list[dict]]] = None) -> Optional[dict]:
+    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter). Findings
+    one rule derives several times (the chart's 課體, the generals of the three transmissions) are
+    one finding naming them all (``groups``: the findings as :func:`_grouped` gives them)."""
+    matter = chart.rows("matter")
+    if not matter:
+        return None
     return {
         "matter": matter[0][0], "question": question,
-        "findings": [_merged(by_rule[key]) for key in order],
+        "findings": [_merged(rows) for rows in (groups if groups is not None else _grouped(chart))],
         "verdicts": [{"verdict": v, "about": _about(a), **_derived(chart, "verdict", (v, a))}
                      for v, a in chart.rows("verdict")],
         "timing": [{"branch": b, "method": how, **_derived(chart, "timing", (b, how))}
@@ -103,18 +110,19 @@ def judgement_section(chart: "Chart", lang: str, options: dict):
     asks ``why 斷`` of what it names."""
     from .board import Cell, Section
 
-    data = judgement_data(chart, options.get("question"))
-    if data is None:
+    if not chart.rows("matter"):
         return None
+    groups = _grouped(chart)
+    data = judgement_data(chart, options.get("question"), groups)
     w, question = WORDS[lang], options.get("question")
     rows = [[Cell(f"{w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else ""))]]
-    rows += [[Cell(f"{w['verdicts']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
+    rows += [[Cell(f"{w['verdict']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
               Cell(f"〔{v['rule']} | {v['source']}〕")] for v in data["verdicts"]]
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
-    for f in data["findings"][:SHOWN]:
-        rows.append([Cell(f["kind"], ("斷", f["words"].split("、")[0]))]
-                    + [Cell(part) for part in f["text"][lang].split(JOIN[lang])]
-                    + [Cell(f"〔{f['rule']} · {_book(f['source'])}〕")])
+    for group in groups[:SHOWN]:
+        first = group[0]
+        rows.append([Cell(first["kind"], ("斷", first["words"]))] + [Cell(r["text"][lang]) for r in group]
+                    + [Cell(f"〔{first['rule']} · {_book(first['source'])}〕")])
     if len(data["findings"]) > SHOWN:
         rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
     rows.append([Cell(f"{w['timing']}:")] + [Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
