@@ -359,3 +359,24 @@ def test_the_course_of_the_transmissions_is_read_as_the_verse_names_it(session, 
     linked = all((b - a) % 12 == 1 for a, b in zip(at, at[1:]))  # the check, written from the branches' order
     assert bool(course) == linked
     assert {(f, a, b) for k, f, a, b in chart.rows("finding") if k == "三傳" and f in ("進連茹", "退連茹", "順間傳", "逆間傳")} == course
+
+
+def test_the_page_and_the_app_end_the_board_with_the_same_judgement(session):
+    import html
+    import re
+
+    from liuren_logic.explain.app import board
+    from liuren_logic.explain.board import sections
+    from liuren_logic.explain.page import board_html
+
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="家宅")
+    built = sections(chart, question="弟犯邪")
+    assert built[-1].key == "judgement" and [s.key for s in sections(session.cast_at("1998-11-30 12:00", "Asia/Shanghai"))][-1] == "spirits"
+    cells = [c for row in built[-1].rows for c in row]
+    for shown in (board_html(chart, question="弟犯邪"), board(chart, "zh", "弟犯邪")["html"]):
+        assert shown.index('class="lr-sec lr-judgement"') > shown.index('class="lr-sec lr-spirits"')
+        text = html.unescape(re.sub(r"<[^>]+>", "", shown))
+        assert all(c.text in text for c in cells) and "占 家宅 · 問 弟犯邪" in text
+    assert 'data-q="斷" data-value="不正之神"' in board(chart)["html"]
+    asked = {c.ask for c in cells if c.ask}
+    assert ("斷", "丑") in asked and all(session.why(chart, *a).number_of_nodes() > 1 for a in sorted(asked))
