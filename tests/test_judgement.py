@@ -361,7 +361,7 @@ def test_the_course_of_the_transmissions_is_read_as_the_verse_names_it(session, 
     assert {(f, a, b) for k, f, a, b in chart.rows("finding") if k == "三傳" and f in ("進連茹", "退連茹", "順間傳", "逆間傳")} == course
 
 
-def test_the_page_and_the_app_end_the_board_with_the_same_judgement(session):
+def test_the_page_and_the_app_end_the_board_with_the_same_judgement(session, capsys, tmp_path):
     import html
     import re
 
@@ -378,5 +378,8 @@ def test_the_page_and_the_app_end_the_board_with_the_same_judgement(session):
         text = html.unescape(re.sub(r"<[^>]+>", "", shown))
         assert all(c.text in text for c in cells) and "占 家宅 · 問 弟犯邪" in text
     assert 'data-q="斷" data-value="不正之神"' in board(chart)["html"]
+    code, out, _ = run(capsys, "page", *HOUSE_ARGS, "--question", "弟犯邪", "-o", str(tmp_path / "house.html"))
+    written = html.unescape(re.sub(r"<[^>]+>", "", (tmp_path / "house.html").read_text("utf-8")))
+    assert code == 0 and "占 家宅 · 問 弟犯邪" in written and "女尸做祟" in written
     asked = {c.ask for c in cells if c.ask}
     assert ("斷", "丑") in asked and all(session.why(chart, *a).number_of_nodes() > 1 for a in sorted(asked))
