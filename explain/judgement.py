@@ -4,7 +4,8 @@
 Nothing here judges: it reads the relations ``finding``, ``verdict`` and ``timing`` and the rule
 each row was derived by, and orders the findings by weight for the matter: those of rules that read
 the matter itself (its 類神, or a line about that matter) first, then those every matter gets; each
-group by kind, the matter's own signs (類神, 六親) first.
+group by kind, the matter's own signs (類神, 六親) first. ``cast --json`` carries them all
+(:func:`judgement_data`); the board's last section (:func:`judgement_section`) the first SHOWN.
 """
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from liuren_logic import syntax as S
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
+
+    from .board import Section
 
 # The order a 斷 reads the kinds in: what stands for the matter, then its state, then the course.
 KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
@@ -102,7 +105,7 @@ def _book(source: str) -> str:
     return source.partition(": ")[0]
 
 
-def judgement_section(chart: "Chart", lang: str, options: dict):
+def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
     """The board's 斷 (None for a chart cast without a matter): the matter and the question, the
     verdicts with their rule and line, the first SHOWN findings by weight, a finding one rule derives
     several times on one row (the generals of the transmissions, of the lessons), its sentences
@@ -125,6 +128,6 @@ def judgement_section(chart: "Chart", lang: str, options: dict):
                     + [Cell(f"〔{first['rule']} · {_book(first['source'])}〕")])
     if len(data["findings"]) > SHOWN:
         rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
-    rows.append([Cell(f"{w['timing']}:")] + [Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
-                                              for t in data["timing"]] or [Cell(w["none"])])
+    rows.append([Cell(f"{w['timing']}:")] + ([Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
+                                               for t in data["timing"]] or [Cell(w["none"])]))
     return Section("judgement", w["title"], rows, sep="  ")
