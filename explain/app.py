@@ -27,7 +27,7 @@ APP_WORDS = {
     "zh": {"title": "大六壬 推導課堂", "by_date": "以時刻起課", "by_pillars": "以干支起課", "at": "時刻",
            "tz": "時區", "longitude": "經度", "latitude": "緯度", "day": "日干支", "jiang": "月將", "hour": "占時",
            "offset": "或 轉數 0–11", "night": "夜", "month": "月建（可省）", "year": "年（可省）", "querent": "年命（可省）", "born": "生年或生日",
-           "sex": "男女", "male": "男", "female": "女", "cast": "起課", "readings": "異說（點選即比較）",
+           "sex": "男女", "male": "男", "female": "女", "matter": "占事（可省，即斷）", "asked": "所問（可省）", "cast": "起課", "readings": "異說（點選即比較）",
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
@@ -37,7 +37,8 @@ APP_WORDS = {
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
            "at": "moment", "tz": "time zone", "longitude": "longitude", "latitude": "latitude", "day": "day pillar",
            "jiang": "monthly general", "hour": "hour", "offset": "or offset 0–11", "night": "night", "month": "month (optional)", "year": "year (optional)", "querent": "the querent (optional)",
-           "born": "born (year or date)", "sex": "sex", "male": "male", "female": "female", "cast": "cast",
+           "born": "born (year or date)", "sex": "sex", "male": "male", "female": "female",
+           "matter": "the matter asked (optional: the 斷)", "asked": "the question (optional)", "cast": "cast",
            "readings": "disputed readings (pick one to compare)", "whynot": "why not", "ask": "ask", "as": "as",
            "text_board": "the board as text (as the command line prints it)",
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
@@ -53,17 +54,19 @@ BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 ENGINE = "python"  # pictures drawn here: about 7 times quicker than Graphviz, text in the viewer's fonts
 WHY_NOT_QUESTIONS = ("initial", "middle", "final", "method", "noble")
 FORM_FIELDS = ("at", "tz", "longitude", "latitude", "day", "jiang", "hour", "offset", "night", "month", "year",
-               "born", "sex")
+               "born", "sex", "matter")
 
 
-def board(chart: "Chart", lang: str = "zh") -> dict:
-    """The chart as the app shows it: the board with its buttons, and the text board."""
+def board(chart: "Chart", lang: str = "zh", question: Optional[str] = None) -> dict:
+    """The chart as the app shows it: the board with its buttons (the 斷 last, for a chart cast with a
+    matter; ``question``: the querent's words), and the text board."""
     a = APP_WORDS[lang]
     return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang),
-            "html": (f'<div class="lr-head">{esc(header(chart, lang))}</div>{board_html(chart, lang, every=True)}'
+            "html": (f'<div class="lr-head">{esc(header(chart, lang))}</div>'
+                     f'{board_html(chart, lang, every=True, question=question)}'
                      f"<details class=\"lr-all\"><summary>{esc(a['all_spirits'])}</summary>"
                      f"{section_html(spirits_section(chart, lang, {'all_spirits': True}), every=True)}</details>"
-                     f"<details><summary>{esc(a['text_board'])}</summary><pre>{esc(render_chart(chart, lang))}</pre>"
+                     f"<details><summary>{esc(a['text_board'])}</summary><pre>{esc(render_chart(chart, lang, question=question))}</pre>"
                      "</details>")}
 
 
@@ -176,7 +179,7 @@ APP_SCRIPT = """
     var data = new FormData(form), out = new URLSearchParams();
     var mode = data.get('mode');
     (mode === 'date' ? ['at','tz','longitude','latitude'] : ['day','jiang','hour','offset','night','month','year'])
-      .concat(['born','sex'])
+      .concat(['born','sex','matter','asked'])
       .forEach(function(k){ var v = data.get(k); if(v) out.set(k, k === 'at' ? v.replace('T',' ') : v); });
     var readings = [];
     root.querySelectorAll('select[data-topic]').forEach(function(s){
@@ -314,6 +317,8 @@ APP_SCRIPT = """
     var box = root.querySelector('.lr-readings'), methods = root.querySelector('#lr-quiz-method');
     (info.methods || []).forEach(function(m){ var o = document.createElement('option'); o.value = o.textContent = m;
       methods.appendChild(o); });
+    (info.matters || []).forEach(function(m){ var o = document.createElement('option'); o.value = m[0];
+      o.textContent = lang === 'zh' ? m[0] : m[1] + ' (' + m[0] + ')'; form.elements['matter'].appendChild(o); });
     Object.keys(info.topics).forEach(function(topic){
       var t = info.topics[topic], label = document.createElement('label'), s = document.createElement('select');
       label.textContent = topic; s.setAttribute('data-topic', topic); s.setAttribute('data-chosen', t.chosen);
@@ -367,6 +372,8 @@ def app_page(lang: str = "zh") -> str:
     sexes = "".join(f'<option value="{v}">{esc(t)}</option>' for v, t in (("", ""), ("m", a["male"]), ("f", a["female"])))
     querent = (f"<fieldset><legend>{esc(a['querent'])}</legend>" + _field("born", a, size="10", placeholder="1970")
                + f'<label>{esc(a["sex"])}<select name="sex">{sexes}</select></label></fieldset>')
+    matter = (f'<fieldset><label>{esc(a["matter"])}<select name="matter"><option value=""></option></select></label>'
+              + _field("asked", a, size="12") + "</fieldset>")
     trainer = (f'<div class="lr-trainer">{esc(a["quiz"])} <select id="lr-quiz-method"><option value="">'
                f'{esc(a["any_method"])}</option></select><label class="lr-inline"><input type="checkbox" id="lr-quiz-keti">'
                f'{esc(a["with_keti"])}</label> <button type="button" id="lr-quiz">{esc(a["draw"])}</button></div>')
@@ -378,7 +385,7 @@ def app_page(lang: str = "zh") -> str:
             '<div class="lr-app liuren-page" ' + " ".join(f'data-{k}="{esc(v)}"' for k, v in data.items()) + ">"
             f'<h1>{esc(a["title"])} <small><a id="lr-lang" href="/?lang={other}">{esc(a["lang"])}</a> '
             f'<button type="button" id="lr-print">{esc(a["print"])}</button></small></h1>'
-            f'<form>{moment}{pillars}{querent}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
+            f'<form>{moment}{pillars}{querent}{matter}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
             f'<details class="lr-options"><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
             '<div class="lr-error" role="alert"></div><div class="lr-main"><div id="lr-board"></div><div class="lr-right">'
             f'<div class="lr-whynot">{esc(a["whynot"])} <input id="lr-whynot-value" size="3" placeholder="丑">'

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
 from .dispute_view import dispute_data, dispute_items
+from .judgement import judgement_section
 from .practice import life_parts, mark_items, practice_data, strength_line
 
 if TYPE_CHECKING:
@@ -343,12 +344,13 @@ def chart_place(wheres: list[str]) -> int:
 
 SECTIONS: tuple[Callable[..., Optional[Section]], ...] = (
     header_section, plates_section, lessons_section, transmissions_section, disputes_section,
-    generals_section, keti_section, patterns_section, bifa_section, spirits_section)
+    generals_section, keti_section, patterns_section, bifa_section, spirits_section, judgement_section)
 
 
 def sections(chart: "Chart", lang: str = "zh", **options) -> list[Section]:
     """The board's sections in order (options: ``explain_calendar``, ``all_generals``,
-    ``all_spirits``); a section with nothing to show is left out."""
+    ``all_spirits``, ``question``: the querent's words, shown with the 斷); a section with nothing
+    to show is left out."""
     built: list[Section] = []
     for make in SECTIONS:
         extra = {"drawn": _drawn_states(built)} if make is patterns_section else {}
@@ -416,11 +418,8 @@ def section_lines(section: Section) -> list[str]:
 
 def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = False, all_generals: bool = False,
                  all_spirits: bool = False, question: Optional[str] = None) -> str:
-    """The board for the terminal: the sections in order, no line over WIDTH columns, then the 斷 of
-    a chart cast with a matter."""
-    from .judgement import judgement_lines
-
+    """The board for the terminal: the sections in order (the 斷 last, for a chart cast with a
+    matter), no line over WIDTH columns."""
     built = sections(chart, lang, explain_calendar=explain_calendar, all_generals=all_generals,
-                     all_spirits=all_spirits)
-    return "\n".join([line for section in built for line in section_lines(section)]
-                     + judgement_lines(chart, lang, question))
+                     all_spirits=all_spirits, question=question)
+    return "\n".join(line for section in built for line in section_lines(section))

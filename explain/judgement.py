@@ -4,7 +4,8 @@
 Nothing here judges: it reads the relations ``finding``, ``verdict`` and ``timing`` and the rule
 each row was derived by, and orders the findings by weight for the matter: those of rules that read
 the matter itself (its 類神, or a line about that matter) first, then those every matter gets; each
-group by kind, the matter's own signs (類神, 六親) first.
+group by kind, the matter's own signs (類神, 六親) first. ``cast --json`` carries them all
+(:func:`judgement_data`); the board's last section (:func:`judgement_section`) the first SHOWN.
 """
 from __future__ import annotations
 
@@ -15,14 +16,18 @@ from liuren_logic import syntax as S
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
+    from .board import Section
+
 # The order a 斷 reads the kinds in: what stands for the matter, then its state, then the course.
 KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
               "年命", "應期")
 SHOWN = 15  # findings the board lists; --json has them all
-WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdicts": "斷語", "timing": "應期",
+NUMERALS = str.maketrans("一二三四", "1234")
+JOIN = {"zh": "；", "en": "; "}  # between the sentences of a finding one rule derives several times
+WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdict": "斷語", "timing": "應期",
                 "more": "另有{n}條（--json 全列）", "none": "（無）",
                 "conflict": "{a}與{b}相反，兩存之"},
-         "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdicts": "verdicts",
+         "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdict": "verdict",
                 "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)",
                 "conflict": "{a} and {b} point opposite ways; both stand"}}
 
@@ -56,17 +61,14 @@ def _merged(rows: list[dict]) -> dict:
     first = rows[0]
     return {"kind": first["kind"], "about": _about(*(a for r in rows for a in r["about"])),
             "words": "、".join(dict.fromkeys(r["words"] for r in rows)),
-            "text": {lang: ("；" if lang == "zh" else "; ").join(r["text"][lang] for r in rows) for lang in ("zh", "en")},
+            "text": {lang: JOIN[lang].join(r["text"][lang] for r in rows) for lang in ("zh", "en")},
             "rule": first["rule"], "source": first["source"]}
 
 
-def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[dict]:
-    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter). Findings
-    one rule derives several times (the chart's 課體, the generals of the three transmissions) are
-    one finding naming them all."""
-    matter = chart.rows("matter")
-    if not matter:
-        return None
+def _grouped(chart: "Chart") -> list[list[dict]]:
+    """The chart's findings, each with its rule's sentence, grouped by rule and kind (a rule deriving
+    several, as the generals of the three transmissions, is one group, in the chart's order), the
+    groups by weight for the matter."""
     rank = {kind: i for i, kind in enumerate(KIND_ORDER)}
     program = chart.session.program
     weighs = {r.id: _for_the_matter(r, program.preds) for r in program.rules if r.head.pred == "finding"}
@@ -74,10 +76,22 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
     for k, f, a, b in sorted(chart.rows("finding"), key=lambda row: (rank[row[0]], row)):
         entry = {"kind": k, "about": _about(a, b), "words": f, **_derived(chart, "finding", (k, f, a, b))}
         by_rule.setdefault((k, entry["rule"]), []).append(entry)
-    order = sorted(by_rule, key=lambda key: (not weighs[key[1]], rank[key[0]]))
+    for rows in by_rule.values():  # 第一傳 … 第三傳, 第一課 … 第四課 in their order
+        rows.sort(key=lambda r: r["text"]["zh"].translate(NUMERALS))
+    return [by_rule[key] for key in sorted(by_rule, key=lambda key: (not weighs[key[1]], rank[key[0]]))]
+
+
+def judgement_data(chart: "Chart", question: Optional[str] = None,
+                   groups: Optional[list[list[dict]]] = None) -> Optional[dict]:
+    """The chart's 斷 as ``cast --json`` carries it (None for a chart cast without a matter). Findings
+    one rule derives several times (the chart's 課體, the generals of the three transmissions) are
+    one finding naming them all (``groups``: the findings as :func:`_grouped` gives them)."""
+    matter = chart.rows("matter")
+    if not matter:
+        return None
     return {
         "matter": matter[0][0], "question": question,
-        "findings": [_merged(by_rule[key]) for key in order],
+        "findings": [_merged(rows) for rows in (groups if groups is not None else _grouped(chart))],
         "verdicts": [{"verdict": v, "about": _about(a), **_derived(chart, "verdict", (v, a))}
                      for v, a in chart.rows("verdict")],
         "timing": [{"branch": b, "method": how, **_derived(chart, "timing", (b, how))}
@@ -86,19 +100,34 @@ def judgement_data(chart: "Chart", question: Optional[str] = None) -> Optional[d
     }
 
 
-def judgement_lines(chart: "Chart", lang: str = "zh", question: Optional[str] = None) -> list[str]:
-    """The board's 斷 section: the matter, the verdicts, the first findings by weight, the 應期."""
-    data = judgement_data(chart, question)
-    if data is None:
-        return []
-    w = WORDS[lang]
-    head = f"{w['title']}: {w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else "")
-    lines = [head, f"  {w['verdicts']}:"]
-    lines += [f"    {v['verdict']}  {v['text'][lang]}  [{v['rule']} | {v['source']}]" for v in data["verdicts"]] or [f"    {w['none']}"]
-    lines += [f"    {w['conflict'].format(a=a, b=b)}" for a, b in data["conflicts"]]
-    for f in data["findings"][:SHOWN]:
-        lines.append(f"  {f['kind']}  {f['text'][lang]}  [{f['rule']} | {f['source']}]")
+def _book(source: str) -> str:
+    """A source shortened to its book (``指南卷三: 將神之司…`` → ``指南卷三``); ``why 斷 …`` gives the line."""
+    return source.partition(": ")[0]
+
+
+def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
+    """The board's 斷 (None for a chart cast without a matter): the matter and the question, the
+    verdicts with their rule and line, the first SHOWN findings by weight, a finding one rule derives
+    several times on one row (the generals of the transmissions, of the lessons), its sentences
+    cells the board wraps between, with its rule and book; then the 應期. Each row's first cell
+    asks ``why 斷`` of what it names."""
+    from .board import Cell, Section
+
+    if not chart.rows("matter"):
+        return None
+    groups = _grouped(chart)
+    data = judgement_data(chart, options.get("question"), groups)
+    w, question = WORDS[lang], options.get("question")
+    rows = [[Cell(f"{w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else ""))]]
+    rows += [[Cell(f"{w['verdict']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
+              Cell(f"〔{v['rule']} | {v['source']}〕")] for v in data["verdicts"]]
+    rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
+    for group in groups[:SHOWN]:
+        first = group[0]
+        rows.append([Cell(first["kind"], ("斷", first["words"]))] + [Cell(r["text"][lang]) for r in group]
+                    + [Cell(f"〔{first['rule']} · {_book(first['source'])}〕")])
     if len(data["findings"]) > SHOWN:
-        lines.append("  " + w["more"].format(n=len(data["findings"]) - SHOWN))
-    lines.append(f"  {w['timing']}: " + (" · ".join(f"{t['branch']}（{t['method']}）" for t in data["timing"]) or w["none"]))
-    return lines
+        rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
+    rows.append([Cell(f"{w['timing']}:")] + ([Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
+                                               for t in data["timing"]] or [Cell(w["none"])]))
+    return Section("judgement", w["title"], rows, sep="  ")

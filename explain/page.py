@@ -268,19 +268,20 @@ def available(chart: "Chart", key: str) -> bool:
 
 
 def fragment(chart: "Chart", lang: str = "zh", engine: Optional[str] = None,
-             steps: Optional[list[Step]] = None) -> str:
-    """The chart, its clickable conclusions and their precomputed derivations, as an HTML fragment."""
+             steps: Optional[list[Step]] = None, question: Optional[str] = None) -> str:
+    """The chart, its clickable conclusions and their precomputed derivations, as an HTML fragment
+    (``question``: the querent's words, shown with the 斷 of a chart cast with a matter)."""
     steps = steps if steps is not None else lesson_steps(chart, lang)
     keys = [k for k in CONCLUSIONS if available(chart, k)]
     templates = "".join(f'<template data-key="{k}">{derivation_html(chart, k, steps, lang, engine)}</template>'
                         for k in keys)
     return (f'<div class="liuren-page" lang="{"zh-Hant" if lang == "zh" else "en"}"><style>{CSS}</style>'
-            f"{board_html(chart, lang)}"
+            f"{board_html(chart, lang, question=question)}"
             f'<aside class="lr-panel"><p>{esc(PAGE_WORDS[lang]["hint"])}</p></aside>'
             f"{templates}<script>{ZOOM_SCRIPT}{SCRIPT}</script></div>")
 
 
-def page(chart: "Chart", lang: str = "zh", engine: Optional[str] = None) -> str:
+def page(chart: "Chart", lang: str = "zh", engine: Optional[str] = None, question: Optional[str] = None) -> str:
     """A whole HTML document (no network): the fragment, then the whole lesson."""
     steps = lesson_steps(chart, lang)
     p = PAGE_WORDS[lang]
@@ -290,7 +291,7 @@ def page(chart: "Chart", lang: str = "zh", engine: Optional[str] = None) -> str:
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(p['title'].format(chart=chart.id))}</title></head><body>"
             f"<h1 style=\"font-family:sans-serif\">{esc(p['title'].format(chart=chart.id))}</h1>"
-            f"{fragment(chart, lang, engine, steps)}"
+            f"{fragment(chart, lang, engine, steps, question)}"
             f'<section class="liuren-page"><h2>{esc(p["lesson"])}</h2>{lesson}</section>'
             "</body></html>\n")
 

@@ -534,7 +534,7 @@ def cmd_page(args) -> int:
 
     session = _session(args)
     chart = _chart(session, args)
-    _write(page(chart, args.lang), args, [session])
+    _write(page(chart, args.lang, question=args.asked), args, [session])
     return 0
 
 

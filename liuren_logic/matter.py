@@ -26,6 +26,12 @@ def parse_matter(kb, text: str) -> str:
     raise InputError(f"unknown matter {text!r} for --matter; expected one of {names}")
 
 
+def matters(kb) -> list[tuple[str, str]]:
+    """The twelve matters with their English names, in the order ``--matter``'s message names them."""
+    known = members(kb, "matter")
+    return sorted(((str(m), str(en)) for m, en in kb.query("matter_en", [None, None])), key=lambda r: known.index(r[0]))
+
+
 def matter_fact(kb, text: str) -> tuple:
     """The input fact (relation, arguments after the chart id, origin) of a matter given as ``text``."""
     value = parse_matter(kb, text)

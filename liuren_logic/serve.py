@@ -197,15 +197,17 @@ class App:
 
     def readings_info(self, fields: dict) -> dict:
         from .explain.quiz import methods
+        from .matter import matters
 
-        return {"school": self.sessions.school, "methods": methods(self.sessions.get({})),
+        session = self.sessions.get({})
+        return {"school": self.sessions.school, "methods": methods(session), "matters": matters(session.kb),
                 "topics": {t: {"readings": r, "chosen": self.sessions.defaults.get(t, r[0])}
                            for t, r in self.sessions.known.items()}}
 
     def cast(self, fields: dict) -> dict:
         from .explain.app import board
 
-        return board(self._chart(fields), _lang(fields))
+        return board(self._chart(fields), _lang(fields), fields.get("asked") or None)
 
     def why(self, fields: dict) -> dict:
         from .explain.app import derivation

@@ -74,22 +74,29 @@ def reason(chart, chart_in: dict, feature: dict, names: dict[str, set[str]]) -> 
     return "no encoded rule reads this"
 
 
+def judged_cases(session):
+    """Each judged case as (case, its chart as the book gives it, the chart cast with its matter);
+    the chart is None for a case whose matter is none of the twelve."""
+    charts = {c["seq"]: c for c in json.loads((CASES / "zhinan_cases.json").read_text("utf-8"))}
+    for case in json.loads((CASES / "zhinan_judgements.json").read_text("utf-8")):
+        chart_in = charts[case["seq"]]
+        matter = MATTERS.get(case["matter"], case["matter"])
+        month = MONTHS.get(chart_in["month"].removeprefix("閏")[0])
+        yield case, chart_in, None if matter == "其他" else session.cast(
+            chart_in["day"], jiang=chart_in["yuejiang"], hour=chart_in["hour"], month=month, year=chart_in["year"],
+            matter=matter)
+
+
 def recall(session) -> dict:
     """Per case: the features found and missed; totals by kind (kinds the chart decides) and apart."""
     from liuren_logic.explain.judgement import judgement_data
 
-    charts = {c["seq"]: c for c in json.loads((CASES / "zhinan_cases.json").read_text("utf-8"))}
-    cases = json.loads((CASES / "zhinan_judgements.json").read_text("utf-8"))
     hits, totals, apart, rows, sizes = Counter(), Counter(), Counter(), [], []
-    for case in cases:
-        chart_in = charts[case["seq"]]
-        matter = MATTERS.get(case["matter"], case["matter"])
-        if matter == "其他":
+    for case, chart_in, chart in judged_cases(session):
+        if chart is None:
             apart["其他"] += len(case["findings"])
             continue
-        month = MONTHS.get(chart_in["month"].removeprefix("閏")[0])
-        chart = session.cast(chart_in["day"], jiang=chart_in["yuejiang"], hour=chart_in["hour"],
-                             month=month, year=chart_in["year"], matter=matter)
+        matter = chart.rows("matter")[0][0]
         judged = judgement_data(chart)
         sizes.append(len(judged["findings"]))
         names = named(judged)

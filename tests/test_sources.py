@@ -97,7 +97,8 @@ REVIEWED = {
     "judge.leishen_mark": "將神之司", "judge.leishen_jiang": "將神之司", "judge.transmission_general": "將神之司",
     "judge.lesson_general": "將神之司", "judge.kin_course": "子父財官", "judge.spirit_omen": "以凶斷", "judge.gan_upper_stage": "日辰虛實", "judge.zhi_upper_stage": "日辰虛實",
     "judge.general_state": "將神之司", "judge.noble_state": "將神之司", "judge.strength": "發用憑休旺",
-    "judge.void": "逢墓空", "judge.overcomes_stem": "克乾", "judge.trine": "三六合",
+    "judge.void": "逢墓空", "judge.bifa": "課體", "judge.leishen_seat": "將神之司",
+    "judge.leishen_strength": "衰旺", "judge.leishen_void": "空刑", "judge.spirit_gan": "日辰", "judge.spirit_zhi": "日辰", "judge.leishen_over_seat": "下克", "judge.overcomes_stem": "克乾", "judge.trine": "三六合",
 }
 
 # Rules with no seed line that states them; a line they once cited said something else.
