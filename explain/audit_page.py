@@ -10,7 +10,7 @@ from .tree import render as render_tree
 from .view import compact
 
 if TYPE_CHECKING:
-    from liuren_logic.digraph import Digraph
+    import networkx as nx
 
     from liuren_logic.audit import Audit
 
@@ -22,7 +22,7 @@ pre{font-size:.8em;background:#fafafa;padding:.6em;overflow:auto}
 """
 
 
-def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "Digraph"]]] = None,
+def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "nx.DiGraph"]]] = None,
                lang: str = "zh") -> Iterator[str]:
     """The page, in pieces to be written as they are made (a long dated audit lists hundreds of
     thousands of differences): ``explained`` maps a chart id to {reading: derivation graph}."""

@@ -32,7 +32,7 @@ from .school import load_school
 from .snapshot import collection_paused
 
 if TYPE_CHECKING:  # the calendar and the explainer are imported where they are used
-    from .digraph import Digraph
+    import networkx as nx
 
     from .provenance import Explainer
 
@@ -293,20 +293,23 @@ class Session:
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 
-    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> "Digraph":
-        """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom."""
+    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
+            graph_type: Optional[type] = None) -> "nx.DiGraph":
+        """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom, a
+        ``networkx.DiGraph`` (``graph_type``: another class with its interface, e.g. ``digraph.Digraph``)."""
         pred, args = self._resolve(chart, question, value)
         explainer = self.explainer(self._chart_of(args))
         if None in args:
             matches = explainer.kb.query(pred, args)
             args = matches[0] if matches else args
-        return explainer.why(pred, args)
+        return explainer.why(pred, args, graph_type=graph_type)
 
     def why_not(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
-                depth: int = 3) -> "Digraph":
-        """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom fails."""
+                depth: int = 3, graph_type: Optional[type] = None) -> "nx.DiGraph":
+        """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom
+        fails, a ``networkx.DiGraph`` (``graph_type`` as for :meth:`why`)."""
         pred, args = self._resolve(chart, question, value)
-        return self.explainer(self._chart_of(args)).why_not(pred, args, depth)
+        return self.explainer(self._chart_of(args)).why_not(pred, args, depth, graph_type)
 
     def _chart_of(self, args: Sequence) -> Optional[str]:
         return args[0] if args and args[0] in self._charts else None

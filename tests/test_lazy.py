@@ -1,14 +1,13 @@
 """A batch evaluates what is read of it: the same tuples as evaluating it whole, in any order of reading."""
 from __future__ import annotations
 
-import json
 import random
 
+import networkx as nx
 import pytest
 
 from liuren_logic import Session
 from liuren_logic.checker import check
-from liuren_logic.digraph import node_link_data
 from liuren_logic.engine import KnowledgeBase
 from liuren_logic.evaluate import Limits, Materialisation
 from liuren_logic.parser import parse
@@ -46,7 +45,7 @@ def test_every_relation_read_lazily_in_any_order_is_as_evaluated_whole(readings)
     for pred in ("initial", "bifa"):  # a derivation on a batch not yet read draws the same graph
         atom = whole.query(pred, [chart_id] + [None] * (arity[pred] - 1))[0]
         graphs = [Explainer(batch).why(pred, atom) for batch in (whole, session.base.extend(facts))]
-        assert json.dumps(node_link_data(graphs[0]), sort_keys=True) == json.dumps(node_link_data(graphs[1]), sort_keys=True)
+        assert nx.node_link_data(graphs[0], edges="edges") == nx.node_link_data(graphs[1], edges="edges")
     by_chart = session.base.extend(facts)  # read chart by chart, from the highest stratum down
     for pred in reversed([p for p in session.base.kb.program.moving() if p in session.base.kb.program.preds]):
         assert by_chart.chart_rows(pred, chart_id) == whole.chart_rows(pred, chart_id), pred
