@@ -5,7 +5,7 @@ exist, and which pillars are possible, is asked of the knowledge base, not liste
 """
 from __future__ import annotations
 
-from .engine import KnowledgeBase
+from .program import KnowledgeBase
 from .errors import InputError, KBError
 from .script import traditional
 

@@ -35,7 +35,7 @@ from typing import Optional, Sequence
 
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
-from .engine import KnowledgeBase
+from .program import KnowledgeBase
 from .semantics import Value, arithmetic, compare, sort_key
 from .snapshot import collection_paused
 from .errors import LiurenError

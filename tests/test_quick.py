@@ -17,7 +17,7 @@ def refuse(*_):
     raise AssertionError("the pyDatalog logic was compiled")
 def reparse(*_):
     raise AssertionError("a warm start parsed the KB files")
-engine.KnowledgeBase._compile = refuse
+engine.PyDatalog._compile = refuse
 if {warm!r}:
     school._load_afresh = reparse
 from liuren_logic.cli import main
