@@ -1,4 +1,4 @@
-"""Smoke test of benchmarks/bench.py: three charts, JSON out, in a subprocess."""
+"""Smoke tests of the benchmarks (bench.py: three charts; dated_audit.py; datalog_workloads.py: tiny sizes), in subprocesses."""
 from __future__ import annotations
 
 import importlib.util
@@ -43,3 +43,20 @@ def test_dated_audit_benchmark_smoke(tmp_path, report):
     assert [row["moments"] for row in rows] == [24, 48]
     assert all(row["peak_kib"] > 0 and 0 < row["charts"] <= row["moments"] for row in rows)
     assert rows[0]["charts"] < rows[1]["charts"] and "KiB/moment" in done.stdout
+
+
+def test_datalog_workloads_smoke(tmp_path):
+    """benchmarks/datalog_workloads.py at tiny sizes: every engine answers every workload, alike."""
+    if importlib.util.find_spec("clingo") is None:
+        pytest.skip("clingo is not installed (pip install '.[bench]'); the benchmark compares against it")
+    out = tmp_path / "workloads.json"
+    done = subprocess.run([sys.executable, str(BENCH.with_name("datalog_workloads.py")), "--chain", "20",
+                           "--random", "30:40", "--samegen", "20", "--json", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = json.loads(out.read_text("utf-8"))
+    assert [(r["workload"], r["engine"]) for r in rows] == [
+        (w, e) for w in ("chain", "random", "samegen") for e in ("ours", "pydatalog", "clingo")]
+    assert all(r["cpu_s"] >= 0 and r["peak_mb"] >= 0 for r in rows)
+    assert {r["tuples"]["t"] for r in rows if r["workload"] == "chain"} == {20 * 21 // 2}
+    assert "| chain | 20 | 210 |" in done.stdout
