@@ -9,11 +9,11 @@ Each workload is one program text in the KB language, which clingo also reads on
 ``lubm``         the LUBM program of the datalog-conformance suite (103,074 facts, 56 rules),
                  every relation its 20 cases ask for
 
-Every run (engine × workload) is a fresh process that builds the text, then times from the
-text to the full answer (the asked relations, every tuple): ours parses, checks and
+Every run (engine × workload) is a fresh process that reads the program's text, then times from
+the text to the full answer (the asked relations, every tuple): ours parses, checks and
 evaluates (``Materialisation``), pyDatalog compiles and is asked each relation whole, clingo
 grounds and solves. Time is the child's CPU time (the machine may be shared); memory is its
-peak resident size (ru_maxrss) less what it held before the run. A run past ``--timeout``
+peak resident size (VmHWM) less what it held before the run. A run past ``--timeout``
 seconds of wall time is stopped and shown as such. The answers' sizes must agree.
 
     python benchmarks/datalog_workloads.py                      # the trial sizes: a few minutes in all
@@ -28,10 +28,12 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(CHECKOUT), str(CHECKOUT / "tests")]  # the project, and the conformance suite's translation
 ENGINES = ("ours", "pydatalog", "clingo")
 CLOSURE = "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n"
 SAME_GENERATION = "sg(X, Y) :- par(X, P), par(Y, P), X != Y.\nsg(X, Y) :- par(X, A), sg(A, B), par(Y, B).\n"
@@ -61,7 +63,6 @@ def same_generation(size: str) -> tuple[str, list[str]]:
 
 def lubm(_: str) -> tuple[str, list[str]]:
     """The LUBM program as tests/conformance.py translates it, and the relations its cases ask."""
-    sys.path.insert(0, str(CHECKOUT / "tests"))
     from conformance import core_cases, relation, translate
 
     cases = [case for _, case in core_cases() if case.source == "souffle/example/lubm"]
@@ -86,7 +87,6 @@ def answer(engine: str, text: str, asked: list[str]) -> dict[str, int]:
                 if symbol.name in counts:
                     counts[symbol.name] += 1
         return counts
-    sys.path.insert(0, str(CHECKOUT))
     from liuren_logic.checker import check
     from liuren_logic.parser import parse
     from liuren_logic.program import KnowledgeBase
@@ -103,36 +103,46 @@ def answer(engine: str, text: str, asked: list[str]) -> dict[str, int]:
     return {pred: len(source.query(pred, [None] * kb.arity[pred])) for pred in asked}
 
 
-def run_one(engine: str, workload: str, size: str) -> dict:
-    """In this process: build the workload, answer it with ``engine``; time and memory of the answer."""
-    text, asked = WORKLOADS[workload](size)
+def peak_kib() -> int:
+    """This process's peak resident size in KiB: VmHWM, which starts afresh at exec (ru_maxrss,
+    where there is no /proc, may carry over the parent's peak)."""
+    try:
+        status = Path("/proc/self/status").read_text()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def run_one(engine: str, path: str, *asked: str) -> dict:
+    """In this process: answer the program in ``path`` with ``engine``; time and memory of the answer."""
+    text = Path(path).read_text("utf-8")
     if engine != "clingo":  # the engine's modules, as clingo's are, imported before the clock starts
-        sys.path.insert(0, str(CHECKOUT))
         import liuren_logic.evaluate  # noqa: F401
         if engine == "pydatalog":
             import pyDatalog  # noqa: F401
     else:
         import clingo  # noqa: F401
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = peak_kib()
     start = time.process_time()
-    counts = answer(engine, text, asked)
+    counts = answer(engine, text, list(asked))
     seconds = time.process_time() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"engine": engine, "workload": workload, "size": size, "cpu_s": round(seconds, 3),
-            "peak_mb": round(max(peak - before, 0) / 1024, 1), "tuples": counts}
+    peak = peak_kib()
+    return {"cpu_s": round(seconds, 3), "peak_mb": round(max(peak - before, 0) / 1024, 1), "tuples": counts}
 
 
-def measure(engine: str, workload: str, size: str, timeout: float) -> dict:
-    """``run_one`` in a fresh process, stopped after ``timeout`` seconds of wall time."""
-    argv = [sys.executable, __file__, "--one", engine, workload, size]
+def measure(engine: str, workload: str, size: str, program: Path, asked: list[str], timeout: float) -> dict:
+    """``run_one`` of the program written in ``program`` in a fresh process, stopped after
+    ``timeout`` seconds of wall time."""
+    row = {"engine": engine, "workload": workload, "size": size}
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([sys.executable, __file__, "--one", engine, str(program), *asked],
+                              capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"engine": engine, "workload": workload, "size": size, "timeout": timeout}
+        return {**row, "timeout": timeout}
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
-        return {"engine": engine, "workload": workload, "size": size, "error": lines[-1] if lines else str(done.returncode)}
-    return json.loads(done.stdout)
+        return {**row, "error": lines[-1] if lines else str(done.returncode)}
+    return {**row, **json.loads(done.stdout)}
 
 
 def cell(row: dict) -> str:
@@ -182,7 +192,7 @@ def main(argv=None) -> int:
     parser.add_argument("--engines", nargs="*", choices=ENGINES, default=list(ENGINES))
     parser.add_argument("--timeout", type=float, default=60, help="seconds of wall time one run may take")
     parser.add_argument("--json", type=Path, help="write every run's figures here")
-    parser.add_argument("--one", nargs=3, metavar=("ENGINE", "WORKLOAD", "SIZE"), help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs="+", metavar="ENGINE FILE PRED", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
         print(json.dumps(run_one(*args.one)))
@@ -190,12 +200,16 @@ def main(argv=None) -> int:
     plan = ([("chain", str(n)) for n in args.chain] + [("random", s) for s in args.random]
             + [("samegen", str(n)) for n in args.samegen] + ([("lubm", "103074 facts")] if args.lubm else []))
     results = []
-    for workload, size in plan:
-        for engine in ENGINES:
-            row = (measure(engine, workload, size, args.timeout) if engine in args.engines
-                   else {"engine": engine, "workload": workload, "size": size, "error": "not run"})
-            results.append(row)
-            print(f"{workload} {size} {engine}: {cell(row)}", file=sys.stderr, flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        program = Path(folder) / "workload.dl"
+        for workload, size in plan:
+            text, asked = WORKLOADS[workload](size)
+            program.write_text(text, "utf-8")
+            for engine in ENGINES:
+                row = (measure(engine, workload, size, program, asked, args.timeout) if engine in args.engines
+                       else {"engine": engine, "workload": workload, "size": size, "error": "not run"})
+                results.append(row)
+                print(f"{workload} {size} {engine}: {cell(row)}", file=sys.stderr, flush=True)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", "utf-8")
     print(table(results))
