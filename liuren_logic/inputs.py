@@ -5,12 +5,12 @@ exist, and which pillars are possible, is asked of the knowledge base, not liste
 """
 from __future__ import annotations
 
-from .program import KnowledgeBase
 from .errors import InputError, KBError
+from .program import Engine
 from .script import traditional
 
 
-def members(kb: KnowledgeBase, kind: str) -> list:
+def members(kb: Engine, kind: str) -> list:
     """The members of a declared kind, in the KB's own order where it has one."""
     order = {"stem": "stem_index", "branch": "branch_index"}.get(kind)
     if order:
@@ -18,7 +18,7 @@ def members(kb: KnowledgeBase, kind: str) -> list:
     return sorted(kb.program.members[kind], key=str)
 
 
-def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
+def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
     """One stem or branch; ``what`` names the argument in the error."""
     value = traditional(text.strip())
     known = members(kb, kind)
@@ -29,7 +29,7 @@ def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
     return value
 
 
-def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[str, str]:
+def parse_pillar(kb: Engine, text: str, what: str = "the day") -> tuple[str, str]:
     """A day pillar such as 辛巳 → ('辛', '巳'); 甲丑 is refused by the KB's pillar rule."""
     value = traditional(text.strip())
     if len(value) != 2:
@@ -43,7 +43,7 @@ def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[s
     return stem, branch
 
 
-def parse_atom(kb: KnowledgeBase, text: str) -> tuple[str, tuple]:
+def parse_atom(kb: Engine, text: str) -> tuple[str, tuple]:
     """``'clashes(子, 午)'`` → ``('clashes', ('子', '午'))``; ``_`` stands for any value (None)."""
     from .parser import parse  # lark, only for a question written as an atom
 

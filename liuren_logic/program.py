@@ -8,7 +8,7 @@ Two engines answer from one :class:`KnowledgeBase`, chosen once per session: the
 from __future__ import annotations
 
 from threading import Lock
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Protocol, Sequence
 
 from . import compiler
 from . import syntax as S
@@ -95,3 +95,24 @@ class KnowledgeBase:
 
     def declared(self, pred: str) -> Optional[S.PredDecl]:
         return self.program.preds.get(pred)
+
+
+class Engine(Protocol):
+    """What answers questions over a :class:`KnowledgeBase`: an engine
+    (:class:`~liuren_logic.evaluate.Materialisation`, :class:`~liuren_logic.engine.PyDatalog`) or
+    ``session.kb``. Queries may ask fire and aggregate helper relations too."""
+
+    program: Program
+    name: str
+    rules_for: Mapping[str, list]
+    origins: Mapping[tuple, str]
+
+    def query(self, pred: str, pattern: Pattern) -> list[tuple]: ...
+
+    def holds(self, pred: str, args: Pattern) -> bool: ...
+
+    def is_fact(self, pred: str, args: Sequence[Value]) -> bool: ...
+
+    def aggregate_value(self, agg: compiler.CompiledAggregate, group: Sequence[Value]): ...
+
+    def declared(self, pred: str) -> Optional[S.PredDecl]: ...

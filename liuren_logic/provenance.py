@@ -35,7 +35,7 @@ from typing import Optional, Sequence
 
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
-from .program import KnowledgeBase
+from .program import Engine
 from .semantics import Value, arithmetic, compare, sort_key
 from .snapshot import collection_paused
 from .errors import LiurenError
@@ -135,9 +135,9 @@ def ground(atom: S.Atom, binding: dict) -> tuple:
 
 
 class Explainer:
-    """Answers why and why-not questions over one knowledge base."""
+    """Answers why and why-not questions from one engine (a chart's batch, pyDatalog, ``session.kb``)."""
 
-    def __init__(self, kb: KnowledgeBase, why_not_depth: int = 2):
+    def __init__(self, kb: Engine, why_not_depth: int = 2):
         self.kb = kb
         self.why_not_depth = why_not_depth
         self._firings: dict[GroundAtom, list[Firing]] = {}
