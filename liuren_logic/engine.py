@@ -27,7 +27,7 @@ from .errors import KBError
 from .program import KnowledgeBase, Pattern, Value  # noqa: F401 (evaluate imports the program's names from here)
 from .semantics import EvaluationLimit, sort_key
 
-_active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
+_active: list = [None]  # the PyDatalog whose logic is the thread's current one
 # The work a stratum derived round by round may do (firings found and heads added): pyDatalog finds
 # 1 500 to 12 000 firings a second, so this is a minute or two; the bottom-up engine allows 20 times more.
 ROUNDS_TUPLES = 250_000
