@@ -319,10 +319,14 @@ def cmd_why(args, negative: bool = False) -> int:
         from .jsondata import derivation
 
         _json(derivation(graph, chart.id if chart is not None else None), args, [session])
-    elif fmt == "graphml":
+    elif fmt == "graphml":  # --simplified changes the prose only, as in --json
         import networkx as nx
 
-        _write("\n".join(nx.generate_graphml(graph)), args, [session])
+        from .jsondata import DISPLAY
+
+        shown = _simplified_graph(graph, DISPLAY) if args.simplified else graph
+        _write("\n".join(nx.generate_graphml(shown)), argparse.Namespace(**{**vars(args), "simplified": False}),
+               [session])
     elif fmt == "text" and short is not None:
         text = "\n".join(short.lines)
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
@@ -346,11 +350,12 @@ def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
     return to_dot(shown, args.lang) if fmt == "dot" else render(shown, fmt, args.lang)
 
 
-def _simplified_graph(graph: "nx.DiGraph") -> "nx.DiGraph":
+def _simplified_graph(graph: "nx.DiGraph", keys=None) -> "nx.DiGraph":
+    """A copy whose node texts are in simplified characters (only those under ``keys``, when given)."""
     out = graph.copy()
     for _, attrs in out.nodes(data=True):
         for key, value in attrs.items():
-            if isinstance(value, str):
+            if isinstance(value, str) and (keys is None or key in keys):
                 attrs[key] = simplified(value)
     return out
 

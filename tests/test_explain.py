@@ -314,6 +314,11 @@ def test_why_graphml_is_the_json_derivation(capsys):
         attrs = graph.nodes[node["id"]]
         assert attrs["kind"] == node["kind"] and attrs["text"] == node["text"]
         assert arguments(attrs) == node.get("args", []) and bindings(attrs) == node.get("bindings", {})
+    _, text, _ = run(capsys, "why-not", "initial", "丑", *chart, "--format", "graphml", "--simplified")
+    simple = nx.read_graphml(io.BytesIO(text.encode("utf-8")))  # the prose simplified, never an id or a value
+    root = simple.nodes[simple.graph["root"]]
+    assert list(simple) == list(graph) and arguments(root) == arguments(graph.nodes[graph.graph["root"]])
+    assert "將" in arguments(root)[0] and "将" in root["text"] and "將" in graph.nodes[graph.graph["root"]]["text"]
 
 
 # the page -------------------------------------------------------------------------------
