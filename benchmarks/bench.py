@@ -91,8 +91,6 @@ def kinliuren_inputs(day: str, offset: int) -> tuple[str, str, str, str]:
 
 def chart_list(session, limit: Optional[int]) -> list[tuple[str, int]]:
     """(day pillar, offset) in the order of ``Session.table``: 甲子 0…11, 乙丑 0…11, …"""
-    # session.base, not session.kb: asking the pyDatalog KB would compile it, and every later cast
-    # would then also assert its facts there (inside the timed cast)
     pillars = sorted(session.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
     charts = [(s + b, o) for s, b, _ in pillars for o in range(12)]
     return charts[:limit] if limit is not None else charts

@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+import networkx as nx  # noqa: E402
 from conformance import _load, core_cases, translate  # noqa: E402
 
-from liuren_logic.digraph import node_link_data  # noqa: E402
 from liuren_logic.provenance import Explainer  # noqa: E402
 
 PRED = "r_is_reachable"  # IsReachable, as tests/conformance.py names it
@@ -58,7 +58,7 @@ def main() -> None:
     if args.graphs:
         with open(args.graphs, "w", encoding="utf-8") as out:
             for graph in graphs:
-                out.write(json.dumps(node_link_data(graph), sort_keys=True, ensure_ascii=False, default=str) + "\n")
+                out.write(json.dumps(nx.node_link_data(graph, edges="edges"), sort_keys=True, ensure_ascii=False, default=str) + "\n")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from .tree import render as render_tree
 from .view import compact
 
 if TYPE_CHECKING:
-    from liuren_logic.digraph import Digraph
+    import networkx as nx
 
     from liuren_logic.audit import Audit, Difference
 
@@ -33,7 +33,7 @@ def change_html(d: "Difference") -> str:
     return f"<del>{esc(d.before)}</del> → <ins>{esc(d.after)}</ins>"
 
 
-def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "Digraph"]]] = None,
+def audit_html(audit: "Audit", explained: Optional[Mapping[str, Mapping[str, "nx.DiGraph"]]] = None,
                lang: str = "zh") -> Iterator[str]:
     """The page, in pieces to be written as they are made (a long dated audit lists hundreds of
     thousands of differences): ``explained`` maps a chart id to {reading: derivation graph}."""

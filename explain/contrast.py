@@ -30,6 +30,8 @@ from . import named
 from .view import compact, ordered_children
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from liuren_logic.chart import Chart
 
 WORDS = {
@@ -55,17 +57,21 @@ class Answer:
     lines: list[str]
     atoms: list[str] = field(default_factory=list)
     rules: list[str] = field(default_factory=list)
-    derive: Optional[Callable[[], Digraph]] = field(default=None, repr=False, compare=False)
+    derive: Optional[Callable[[Optional[type]], "nx.DiGraph"]] = field(default=None, repr=False, compare=False)
 
     @property
-    def graph(self) -> Digraph:
+    def graph(self) -> "nx.DiGraph":
         """The decisive reason's derivation, titled by the question and the answer."""
-        graph = self.derive()
+        return self.derivation()
+
+    def derivation(self, graph_type: Optional[type] = None) -> "nx.DiGraph":
+        """``graph`` as a ``graph_type`` (see :meth:`liuren_logic.provenance.Explainer.why`)."""
+        graph = self.derive(graph_type)
         graph.graph["question"] = self.question
-        graph.graph["answer"] = list(self.lines)
+        graph.graph["answer"] = "\n".join(self.lines)
         return graph
 
-    def picture(self, depth: int = PICTURE_DEPTH) -> Digraph:
+    def picture(self, depth: int = PICTURE_DEPTH) -> "nx.DiGraph":
         """The reader's view of ``graph`` cut ``depth`` steps below the question (a negation not opened)."""
         graph = compact(self.graph)
         root = graph.graph["root"]
@@ -93,8 +99,8 @@ class _Asker:
         firings = self.explainer.firings((pred, (self.chart.id, value)))
         return firings[0] if firings else None
 
-    def derivation(self, pred: str, value: str, firing: Firing) -> Callable[[], Digraph]:
-        return lambda: self.explainer.why(pred, (self.chart.id, value), firing=firing)
+    def derivation(self, pred: str, value: str, firing: Firing) -> Callable[[Optional[type]], "nx.DiGraph"]:
+        return lambda graph_type: self.explainer.why(pred, (self.chart.id, value), firing=firing, graph_type=graph_type)
 
     def decided(self, candidates: bool) -> tuple[str, list[str]]:
         """The first line: which method decides, and the candidates when the initial comes from them."""
@@ -137,22 +143,25 @@ class _Asker:
 
     def closest(self, pred: str, args: tuple) -> Answer:
         """The rule that came closest to deriving the atom, and the first of its conditions that fails."""
-        graph = self.explainer.why_not(pred, args, depth=2)
+        def derive(graph_type: Optional[type], keep=None):
+            graph = self.explainer.why_not(pred, args, depth=2, graph_type=graph_type)
+            return graph if keep is None else graph.subgraph(keep).copy()
+
+        graph = derive(Digraph)  # read for the lines (no networkx import); drawn afresh when asked
         root = graph.graph["root"]
         attrs = graph.nodes[root]
         said = attrs.get(self.lang) or attrs["text"]
         question = f"why not {attrs['text']}"
         fails = ordered_children(graph, root)
         if not fails:  # a relation given by facts alone
-            return Answer(question, [self.w["absent"].format(atom=said), attrs.get("reason", "")], [], [],
-                          lambda: graph.copy())
+            return Answer(question, [self.w["absent"].format(atom=said), attrs.get("reason", "")], [], [], derive)
         best = graph.nodes[fails[0]]
         missing = ordered_children(graph, fails[0])[:1]
         words = "".join(graph.nodes[m].get(self.lang) or graph.nodes[m].get("text", "") for m in missing)
         lines = [self.w["absent"].format(atom=said),
                  self.w["closest"].format(rule=best["rule"], label=best.get(self.lang, ""), missing=words)]
         keep = {root, fails[0], *missing, *(n for m in missing for n in ordered_children(graph, m))}
-        return Answer(question, lines, [], [best["rule"]], lambda: graph.subgraph(keep).copy())
+        return Answer(question, lines, [], [best["rule"]], lambda graph_type: derive(graph_type, keep))
 
 
 def answer(chart: "Chart", question: str, value: Optional[str] = None, lang: str = "zh") -> Answer:

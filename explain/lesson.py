@@ -31,9 +31,10 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
+from liuren_logic.digraph import Digraph
 from liuren_logic.inputs import members
 from liuren_logic.labels import books, fill, number
-from liuren_logic.provenance import atom_text
+from liuren_logic.provenance import atom_text, bindings
 
 from .dispute_view import dispute_lines
 from .glossary import gloss_first, glossary
@@ -323,7 +324,8 @@ class _Teacher:
     def state_absent(self, pred: str, *args) -> None:
         """Note that ``pred(chart, args…)`` does not hold (why-not answers it)."""
         self.notes.atoms.append("not " + atom_text(pred, [self.chart.id, *args]))
-        graph = self.session.why_not(self.chart, atom_text(pred, [self.chart.id, *args]), depth=1)
+        graph = self.session.why_not(self.chart, atom_text(pred, [self.chart.id, *args]), depth=1,
+                                     graph_type=Digraph)  # read here, never handed out: no networkx import
         self.notes.rules += [a for _, a in graph.nodes(data=True) if a["kind"] == "fail"]
 
     def step(self, key: str, text: str) -> Step:
@@ -362,7 +364,7 @@ class _Teacher:
 
     def template(self, attrs: dict, values: dict) -> str:
         """A rule application's label with some of its values replaced (a list of methods for one)."""
-        return fill(self.rule_of[attrs["rule"]].label(self.lang), {**attrs.get("bindings", {}), **values},
+        return fill(self.rule_of[attrs["rule"]].label(self.lang), {**bindings(attrs), **values},
                     lang=self.lang)
 
     def num(self, n: int) -> str:
@@ -446,7 +448,7 @@ class _Teacher:
         reasons: list[tuple[dict, list[str]]] = []  # (rule application, the methods it rules out)
         for m in earlier:
             attrs = self.state("unmet", m, quote=False)
-            if reasons and reasons[-1][0]["rule"] == attrs["rule"] and "M" in attrs.get("bindings", {}):
+            if reasons and reasons[-1][0]["rule"] == attrs["rule"] and "M" in bindings(attrs):
                 reasons[-1][1].append(m)
             else:
                 reasons.append((attrs, [m]))

@@ -1,6 +1,6 @@
 """A derivation that shows itself: a picture in a notebook, a tree when printed.
 
-The engine returns plain graphs (:class:`liuren_logic.digraph.Digraph`); wrap one to display it::
+The engine returns plain graphs (``networkx.DiGraph``); wrap one to display it::
 
     from liuren_logic.explain import Derivation
     Derivation(session.why(chart, "initial"))            # the reader's view
@@ -11,17 +11,17 @@ from __future__ import annotations
 from functools import cached_property
 from typing import Optional
 
-from liuren_logic.digraph import Digraph
+import networkx as nx
 
 
 class Derivation:
     """A derivation graph with ``_repr_svg_`` / ``_repr_html_`` for notebooks."""
 
-    def __init__(self, graph: Digraph, lang: str = "zh", full: bool = False, engine: Optional[str] = None):
+    def __init__(self, graph: nx.DiGraph, lang: str = "zh", full: bool = False, engine: Optional[str] = None):
         self.graph, self.lang, self.full, self.engine = graph, lang, full, engine
 
     @property
-    def shown(self) -> Digraph:
+    def shown(self) -> nx.DiGraph:
         """The graph as drawn: all of it with ``full``, else the reader's view."""
         from .view import compact
 

@@ -22,7 +22,7 @@ from .tree import render as render_tree
 from .view import compact
 
 if TYPE_CHECKING:
-    from liuren_logic.digraph import Digraph
+    import networkx as nx
 
     from liuren_logic.chart import Chart
 
@@ -227,12 +227,12 @@ def steps_html(steps: list[tuple[int, Step]], lang: str) -> str:
     return f'<ol class="lr-steps">{items}</ol>'
 
 
-def conclusion_title(chart: "Chart", key: str, graph: "Digraph", lang: str) -> str:
+def conclusion_title(chart: "Chart", key: str, graph: "nx.DiGraph", lang: str) -> str:
     root = graph.nodes[graph.graph["root"]]
     return PAGE_WORDS[lang]["why"].format(what=root.get(lang) or root.get("text", key))
 
 
-def picture_html(graph: "Digraph", lang: str = "zh", engine: Optional[str] = None) -> str:
+def picture_html(graph: "nx.DiGraph", lang: str = "zh", engine: Optional[str] = None) -> str:
     """The reader's view of a derivation as an inline SVG figure at a readable size, in a box
     that scrolls (drag to pan) with buttons to zoom out, in and to the whole picture."""
     p = PAGE_WORDS[lang]

@@ -1,19 +1,23 @@
 """A derivation as a picture: DOT text, and SVG or PNG bytes.
 
-:func:`to_dot` writes DOT itself (networkx's ``to_pydot`` breaks on a ``:`` in a node
-name): opaque ids ``n0 n1 …`` in the order of a walk from the root, the reader's text in
-``label``. :func:`render` runs Graphviz ``dot`` when it is on ``PATH`` (no shell). Without
-it, SVG is drawn in Python (:mod:`explain.svg`: a layered layout, the text in the viewer's
-fonts) and PNG by matplotlib where it finds a CJK font (labels are plain text there: a ``$``
-in a KB label is not read as mathematics); failing both, one line says what to install.
+A derivation is a ``networkx.DiGraph``. :func:`to_dot` writes its DOT text here, because
+networkx's bridges to Graphviz need pygraphviz (``nx_agraph``) or pydot (``nx_pydot``), neither
+of which the project requires, and ``to_pydot`` breaks on a ``:`` in a node name: opaque ids
+``n0 n1 …`` in the order of a walk from the root, the reader's text in ``label``.
+:func:`render` lays the graph out with Graphviz ``dot`` when it is on ``PATH`` (a subprocess,
+no shell). Without it, the layout is networkx's: layers are ``networkx.topological_generations``
+(breadth-first distances from the root when the graph has a cycle), ordered by where each
+node's parents stand; SVG is then drawn in Python (:mod:`explain.svg`, the text in the
+viewer's fonts) and PNG by matplotlib where it finds a CJK font (labels are plain text there: a
+``$`` in a KB label is not read as mathematics); failing both, one line says what to install.
 
 Styling is data: ``NODE_STYLE`` (by node kind), ``FAILED``, ``EDGE_STYLE`` and ``FONT``
 below; every function takes overrides. Chosen candidates (edge ``chosen=True``) are
 drawn bold green; what does not hold (``absent``, ``fail``, ``holds``, a failing
 comparison) is red and dashed.
 
->>> from liuren_logic.digraph import Digraph
->>> g = Digraph(root="x:1"); g.add_node("x:1", kind="fact", text='p("a")', zh="甲", where="f.dl:1")
+>>> import networkx as nx
+>>> g = nx.DiGraph(root="x:1"); g.add_node("x:1", kind="fact", text='p("a")', zh="甲", where="f.dl:1")
 >>> print(to_dot(g).splitlines()[-2])
   n0 [label="甲\\nf.dl:1", tooltip="p(\\"a\\")  [f.dl:1]", shape="box", style="filled", fillcolor="#eeeeee", color="#777777"];
 """
@@ -26,7 +30,7 @@ import unicodedata
 from collections import deque
 from typing import Optional
 
-from liuren_logic.digraph import Digraph, distances, is_acyclic, topological_order
+import networkx as nx
 
 from liuren_logic.errors import LiurenError
 from liuren_logic.labels import cite
@@ -137,7 +141,7 @@ def edge_style(attrs: dict, styles: Optional[dict] = None, source: Optional[dict
 
 
 # DOT ------------------------------------------------------------------------------
-def walk_order(graph: Digraph) -> list[str]:
+def walk_order(graph: nx.DiGraph) -> list[str]:
     """Every node once: a breadth-first walk from the root in body order, then the rest."""
     root = graph.graph.get("root")
     order, seen = [], set()
@@ -161,7 +165,7 @@ def _attrs(attrs: dict) -> str:
     return ", ".join(f"{k}={quote(v)}" for k, v in attrs.items())
 
 
-def to_dot(graph: Digraph, lang: str = "zh", node_styles: Optional[dict] = None,
+def to_dot(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = None,
            edge_styles: Optional[dict] = None, font: str = FONT) -> str:
     """The graph as DOT text (opaque ids, ``label`` attributes, styles by kind)."""
     ids = {node: f"n{i}" for i, node in enumerate(walk_order(graph))}
@@ -184,7 +188,7 @@ def to_dot(graph: Digraph, lang: str = "zh", node_styles: Optional[dict] = None,
 
 
 # SVG and PNG --------------------------------------------------------------------
-def render(graph: Digraph, fmt: str = "svg", lang: str = "zh", engine: Optional[str] = None,
+def render(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", engine: Optional[str] = None,
            node_styles: Optional[dict] = None, edge_styles: Optional[dict] = None) -> bytes:
     """SVG or PNG bytes. ``engine``: ``dot`` (Graphviz, chosen when on PATH), ``python`` (SVG
     drawn here, needing nothing installed) or ``matplotlib`` (needs a CJK font)."""
@@ -240,17 +244,15 @@ def cjk_font() -> str:
     return found[0]
 
 
-def layers(graph: Digraph) -> list[list[str]]:
-    """Nodes in layers under the root: every edge points down (longest path, when acyclic),
-    each layer ordered by where its parents stand (one barycentre sweep)."""
+def layers(graph: nx.DiGraph) -> list[list[str]]:
+    """Nodes in layers under the root: every edge points down (the topological generations,
+    when acyclic), each layer ordered by where its parents stand (one barycentre sweep)."""
     order = walk_order(graph)
     root = graph.graph.get("root")
-    if is_acyclic(graph):
-        depth: dict = {}
-        for node in topological_order(graph):
-            depth[node] = max((depth[p] + 1 for p in graph.predecessors(node)), default=0)
+    if nx.is_directed_acyclic_graph(graph):
+        depth = {node: k for k, generation in enumerate(nx.topological_generations(graph)) for node in generation}
     else:
-        depth = distances(graph, root) if root in graph else {}
+        depth = nx.single_source_shortest_path_length(graph, root) if root in graph else {}
     bottom = max(depth.values(), default=-1) + 1
     rows: dict[int, list[str]] = {}
     for node in order:
@@ -271,7 +273,7 @@ def layers(graph: Digraph) -> list[list[str]]:
 LAYOUT = {"char": 0.075, "line": 0.2, "gap_x": 0.3, "gap_y": 0.45, "margin": 0.2}  # inches (fallback drawing)
 
 
-def layered_layout(graph: Digraph, texts: dict) -> tuple[dict, dict, float, float]:
+def layered_layout(graph: nx.DiGraph, texts: dict) -> tuple[dict, dict, float, float]:
     """Centres and sizes (inches) of the boxes, layer under layer, and the drawing's size."""
     char, line, gap_x, gap_y, margin = (LAYOUT[k] for k in ("char", "line", "gap_x", "gap_y", "margin"))
     size = {n: (max(map(columns, t), default=1) * char + 0.25, len(t) * line + 0.15) for n, t in texts.items()}
@@ -296,7 +298,7 @@ def _box(style: dict) -> dict:
             "edgecolor": style.get("color", "black"), "linestyle": "--" if "dashed" in style.get("style", "") else "-"}
 
 
-def draw_matplotlib(graph: Digraph, fmt: str = "svg", lang: str = "zh", node_styles: Optional[dict] = None,
+def draw_matplotlib(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", node_styles: Optional[dict] = None,
                     edge_styles: Optional[dict] = None) -> bytes:
     """A layered drawing (root on top) with matplotlib in a CJK font; text stays text in SVG."""
     try:

@@ -11,7 +11,7 @@ import math
 from typing import Optional
 from xml.sax.saxutils import escape, quoteattr
 
-from liuren_logic.digraph import Digraph
+import networkx as nx
 
 from .picture import FONT_FAMILY, edge_style, layered_layout, node_lines, node_style
 
@@ -57,7 +57,7 @@ def _edge(start: tuple[float, float], end: tuple[float, float], style: dict) -> 
     return out
 
 
-def draw_svg(graph: Digraph, lang: str = "zh", node_styles: Optional[dict] = None,
+def draw_svg(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = None,
              edge_styles: Optional[dict] = None) -> bytes:
     """The graph as an SVG document, root on top, every edge from a box's foot to a box's head."""
     texts = {n: node_lines(graph.nodes[n], lang) for n in graph}

@@ -5,16 +5,21 @@ seed line it rests on), the facts and checks below. A sub-proof that was already
 is not repeated: its line ends with ``(see above)``. Glyphs are data (``GLYPHS``).
 
 By default the tree is the reader's view (:func:`explain.view.compact`): labelled rule
-steps and what they rest on; ``full=True`` shows every node the engine recorded.
+steps and what they rest on; ``full=True`` shows every node the engine recorded. A
+``networkx.DiGraph`` or the lighter :class:`~liuren_logic.digraph.Digraph` (the command line's
+text output, which imports no networkx) reads the same.
 """
 from __future__ import annotations
 
 import unicodedata
+from typing import TYPE_CHECKING
 
-from liuren_logic.digraph import Digraph
 from liuren_logic.labels import cite
 
 from .view import compact, ordered_children
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 GLYPHS = {"branch": "├─ ", "last": "└─ ", "pipe": "│  ", "space": "   "}
 MARKS = {"atom": "", "fact": "▪ ", "rule": "⇐ ", "not": "", "compare": "", "aggregate": "Σ ",
@@ -37,7 +42,7 @@ def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def children(graph: Digraph, node: str) -> list[str]:
+def children(graph: "nx.DiGraph", node: str) -> list[str]:
     """A node's children in the order of the rule body, then by text."""
     return ordered_children(graph, node)
 
@@ -73,7 +78,7 @@ def describe(attrs: dict, lang: str = "zh") -> str:
     return line
 
 
-def render(graph: Digraph, lang: str = "zh", depth: int | None = None, full: bool = False) -> str:
+def render(graph: "nx.DiGraph", lang: str = "zh", depth: int | None = None, full: bool = False) -> str:
     """The derivation below the graph's root, one node a line (``full``: every node)."""
     if not full:
         graph = compact(graph)

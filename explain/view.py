@@ -11,10 +11,12 @@ steps the rule authors named, and what they rest on. :func:`compact` keeps
 and folds away unlabelled rule steps, comparisons that hold (the rule's label already
 states the result), aggregate nodes (their witnesses stay) and, below a negation in a
 ``why`` proof, the chain of failing rules (only what was checked and found absent stays).
-A folded node's children attach to the nearest shown ancestor, in body order.
+A folded node's children attach to the nearest shown ancestor, in body order. The functions
+take a ``networkx.DiGraph`` or any graph with its interface (the text output's
+:class:`~liuren_logic.digraph.Digraph`), and :func:`compact` returns a graph of the same class.
 
->>> from liuren_logic.digraph import Digraph
->>> g = Digraph(root="a")
+>>> import networkx as nx
+>>> g = nx.DiGraph(root="a")
 >>> g.add_node("a", kind="atom", text="p(1)"); g.add_node("r", kind="rule", text="r", labelled=False)
 >>> g.add_node("f", kind="fact", text="q(1)"); g.add_edge("a", "r", order=0); g.add_edge("r", "f", order=0)
 >>> list(compact(g).edges)
@@ -22,12 +24,15 @@ A folded node's children attach to the nearest shown ancestor, in body order.
 """
 from __future__ import annotations
 
-from liuren_logic.digraph import Digraph
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 NEGATIVE_ROOTS = ("absent", "fail")
 
 
-def is_plumbing(graph: Digraph, node: str) -> bool:
+def is_plumbing(graph: "nx.DiGraph", node: str) -> bool:
     """True when the compact view folds this node away."""
     attrs = graph.nodes[node]
     kind = attrs.get("kind")
@@ -42,18 +47,18 @@ def is_plumbing(graph: Digraph, node: str) -> bool:
     return kind == "fail" or (kind == "absent" and graph.out_degree(node) > 0)
 
 
-def _root_kind(graph: Digraph) -> str | None:
+def _root_kind(graph: "nx.DiGraph") -> str | None:
     root = graph.graph.get("root")
     return graph.nodes[root].get("kind") if root in graph else None
 
 
-def ordered_children(graph: Digraph, node: str) -> list[str]:
+def ordered_children(graph: "nx.DiGraph", node: str) -> list[str]:
     """A node's children in the order of the rule body, then by text."""
     return sorted(graph.successors(node),
                   key=lambda c: (graph.edges[node, c].get("order", 0), graph.nodes[c].get("text", "")))
 
 
-def shown_below(graph: Digraph, node: str, keep) -> list[tuple[str, dict]]:
+def shown_below(graph: "nx.DiGraph", node: str, keep) -> list[tuple[str, dict]]:
     """The shown nodes nearest below ``node``, each with the attributes of the edge into it."""
     out: dict[str, dict] = {}
     seen: set[str] = set()
@@ -78,11 +83,11 @@ def _chooses(attrs: dict) -> bool:
     return attrs.get("kind") == "aggregate" and attrs.get("func") in ("max", "min")
 
 
-def compact(graph: Digraph) -> Digraph:
-    """The graph as a reader sees it (see the module docstring); attributes are kept."""
+def compact(graph: "nx.DiGraph") -> "nx.DiGraph":
+    """The graph as a reader sees it (see the module docstring), of the graph's class; attributes are kept."""
     root = graph.graph.get("root")
     keep = {n for n in graph if n == root or not is_plumbing(graph, n)}
-    out = Digraph(**graph.graph)
+    out = type(graph)(**graph.graph)
     reachable = {root} if root in graph else set(keep)
     stack = list(reachable)
     while stack:

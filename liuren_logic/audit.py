@@ -23,7 +23,7 @@ from .jsondata import chart_row
 from .session import Session
 
 if TYPE_CHECKING:
-    from .digraph import Digraph
+    import networkx as nx
 
 BATCH = 1440  # an audit of at most this many distinct charts keeps them all (the day and night table)
 CHUNK = 240  # beyond it, charts are cast, compared and released this many at a time (~40 MB a session)
@@ -219,7 +219,7 @@ def _differ(audit: Audit, before, after, moments: int) -> None:
         audit.rows.append({"before": chart_row(before), "after": chart_row(after)})
 
 
-def explain(a: Session, b: Session, chart_id: str, question: str = "initial") -> dict[str, "Digraph"]:
+def explain(a: Session, b: Session, chart_id: str, question: str = "initial") -> dict[str, "nx.DiGraph"]:
     """One chart's answer to a question under each reading: its derivation, or why nothing is derived."""
     from .provenance import Derivable, NotDerivable
 

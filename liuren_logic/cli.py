@@ -27,7 +27,7 @@ from .errors import InputError, KBError, LiurenError
 from .script import simplified
 
 if TYPE_CHECKING:
-    from .digraph import Digraph
+    import networkx as nx
 
 DEFAULT_ZONE = "Asia/Shanghai"  # the zone of --at when --tz is not given
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
@@ -90,16 +90,16 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simplified", action="store_true", help="print simplified characters")
 
 
-FORMATS = ("text", "json", "dot", "svg", "png")
+FORMATS = ("text", "json", "graphml", "dot", "svg", "png")
 
 
 def _picture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="text (a tree, the default), json (node-link data), dot, svg or png")
+                        help="text (a tree, the default), json (node-link data), graphml, dot, svg or png")
     parser.add_argument("--output", "-o", type=_file_name, help="write to this file instead of standard output")
     parser.add_argument("--full", action="store_true",
                         help="every step the engine took (default: labelled rule steps and what they rest on; "
-                             "json is always complete)")
+                             "json and graphml are always complete)")
 
 
 def _cast_options(cast: argparse.ArgumentParser) -> None:
@@ -390,17 +390,19 @@ def cmd_cast(args) -> int:
 
 
 def cmd_why(args, negative: bool = False) -> int:
+    from .digraph import Digraph
     from .explain.tree import render
 
     session = _session(args)
     chart = _chart(session, args, required="(" not in args.question, whole=False)  # a derivation reads what it rests on
+    fmt = args.format or ("json" if args.json else "text")
+    graph_type = Digraph if fmt == "text" else None  # a tree printed needs no networkx (its import costs 0.2 s)
     if negative:
         if args.value is None and "(" not in args.question:
             raise InputError(f"why-not {args.question} needs the value asked about, e.g. why-not initial 丑")
-        graph = session.why_not(chart, args.question, args.value)
+        graph = session.why_not(chart, args.question, args.value, graph_type=graph_type)
     else:
-        graph = session.why(chart, args.question, args.value)
-    fmt = args.format or ("json" if args.json else "text")
+        graph = session.why(chart, args.question, args.value, graph_type=graph_type)
     short = None
     if negative and chart is not None and "(" not in args.question:
         from .explain.contrast import answer
@@ -412,6 +414,14 @@ def cmd_why(args, negative: bool = False) -> int:
         from .jsondata import derivation
 
         _json(derivation(graph, chart.id if chart is not None else None), args, [session])
+    elif fmt == "graphml":  # --simplified changes the prose only, as in --json
+        import networkx as nx
+
+        from .jsondata import DISPLAY
+
+        shown = _simplified_graph(graph, DISPLAY) if args.simplified else graph
+        _write("\n".join(nx.generate_graphml(shown)), argparse.Namespace(**{**vars(args), "simplified": False}),
+               [session])
     elif fmt == "text" and short is not None:
         text = "\n".join(short.lines)
         if args.lang == "en":  # each term glossed at its first use
@@ -419,7 +429,8 @@ def cmd_why(args, negative: bool = False) -> int:
 
             text = gloss_first(text, glossary(session))
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
-            text += "\n\n" + render(short.graph, args.lang, args.depth) + "\n\n" + render(graph, args.lang, args.depth)
+            text += ("\n\n" + render(short.derivation(Digraph), args.lang, args.depth)
+                     + "\n\n" + render(graph, args.lang, args.depth))
         _write(text, args, [session])
     elif fmt == "text":
         _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
@@ -428,7 +439,7 @@ def cmd_why(args, negative: bool = False) -> int:
     return 0
 
 
-def _picture(graph: "Digraph", fmt: str, args) -> str | bytes:
+def _picture(graph: "nx.DiGraph", fmt: str, args) -> str | bytes:
     from .explain.picture import render, to_dot
     from .explain.view import compact
 
@@ -438,11 +449,12 @@ def _picture(graph: "Digraph", fmt: str, args) -> str | bytes:
     return to_dot(shown, args.lang) if fmt == "dot" else render(shown, fmt, args.lang)
 
 
-def _simplified_graph(graph: "Digraph") -> "Digraph":
+def _simplified_graph(graph: "nx.DiGraph", keys=None) -> "nx.DiGraph":
+    """A copy whose node texts are in simplified characters (only those under ``keys``, when given)."""
     out = graph.copy()
     for _, attrs in out.nodes(data=True):
         for key, value in attrs.items():
-            if isinstance(value, str):
+            if isinstance(value, str) and (keys is None or key in keys):
                 attrs[key] = simplified(value)
     return out
 

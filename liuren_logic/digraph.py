@@ -1,11 +1,14 @@
-"""A small directed graph with attributes: the predicate dependency graph and the derivations.
+"""A small directed graph with attributes, where importing networkx would cost more than the work.
 
-networkx takes longer to import than a whole cast takes, so neither loading a school nor
-answering why / why-not uses it. :class:`Digraph` has the part of ``networkx.DiGraph``'s
-interface that they use (``graph``, ``nodes[n]``, ``edges[a, b]``, ``nodes(data=True)``,
-``successors`` …), so code written for either works on both; the rest of this module is the
-few algorithms needed: reachability, strongly connected components in dependency order,
-shortest paths, node-link data.
+Importing networkx takes about 0.2 s, longer than a whole cast. Derivations handed to a user are
+``networkx.DiGraph`` (:mod:`~liuren_logic.provenance`); this lighter class serves two places that
+must start fast: the predicate dependency graph built whenever a school is loaded (checks and
+strata), and the derivations the command line only prints as a text tree (``liuren why``) or
+reads for its sentences (``teach``, the short why-not). :class:`Digraph` has the part of
+``networkx.DiGraph``'s interface they use (``graph``, ``nodes[n]``, ``edges[a, b]``,
+``nodes(data=True)``, ``successors``, ``subgraph``, ``copy`` …), so the views read either; the rest
+of this module is what the checker needs: reachability, strongly connected components in
+dependency order, shortest paths.
 
 >>> g = Digraph(); g.add_edge("a", "b"); g.add_edge("b", "a"); g.add_edge("b", "c")
 >>> components(g), sorted(descendants(g, "c")), has_path(g, "a", "c")
@@ -150,35 +153,6 @@ class _Edges:
     def __contains__(self, edge) -> bool:
         a, b = edge
         return b in self._succ.get(a, ())
-
-
-def node_link_data(graph: Digraph) -> dict:
-    """A graph as node-link data, as ``networkx.node_link_data(graph, edges="edges")`` writes it."""
-    return {"directed": True, "multigraph": False, "graph": graph.graph,
-            "nodes": [{**attrs, "id": node} for node, attrs in graph.nodes(data=True)],
-            "edges": [{**attrs, "source": a, "target": b} for a, b, attrs in graph.edges(data=True)]}
-
-
-def is_acyclic(graph) -> bool:
-    """Whether no path leads from a node back to itself."""
-    return all(len(c) == 1 and not graph.has_edge(c[0], c[0]) for c in components(graph))
-
-
-def topological_order(graph) -> list:
-    """The nodes, each after every node with an edge into it (the graph must be acyclic)."""
-    return [c[0] for c in components(graph)]
-
-
-def distances(graph, root) -> dict:
-    """The number of edges on a shortest path from ``root`` to each node it reaches (root: 0)."""
-    found = {root: 0}
-    queue = [root]
-    for node in queue:
-        for child in graph.successors(node):
-            if child not in found:
-                found[child] = found[node] + 1
-                queue.append(child)
-    return found
 
 
 def descendants(graph: Digraph, node) -> set:

@@ -1,8 +1,11 @@
-"""A loaded knowledge base: its own pyDatalog logic, its facts with their origins, queries.
+"""The pyDatalog backend: a loaded knowledge base compiled into pyDatalog, asked top-down.
 
-Each :class:`KnowledgeBase` owns one ``pyDatalog.Logic()``, so several (two schools
-in an audit) live in one process; it switches the thread's logic to itself before
-every operation. Use one knowledge base from one thread at a time.
+:class:`PyDatalog` is one of the two engines over a :class:`~liuren_logic.program.KnowledgeBase`
+(the bottom-up :class:`~liuren_logic.evaluate.Materialisation` is the other, and the default);
+a session chooses one (``Session(engine="pydatalog")``, ``--engine pydatalog``). Each
+:class:`PyDatalog` owns one ``pyDatalog.Logic()``, compiled on first use, so several (two
+schools in an audit) live in one process; it switches the thread's logic to itself before
+every operation. Use one from one thread at a time.
 
 pyDatalog's tabling does not finish on a cycle of three or more relations (a subgoal
 waiting on one that waits on a third keeps rescheduling them), so such a stratum is
@@ -13,20 +16,18 @@ input reaches is derived once, at load; one an input reaches, again after new in
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from itertools import count
-from threading import Lock
-from typing import Callable, Optional, Sequence
+from typing import Sequence
 
 from . import compiler
 from . import syntax as S
-from .checker import Program, pydatalog_problems, recursive_atoms
-from .errors import InputError, KBError
+from .checker import pydatalog_problems, recursive_atoms
 from .compiler import Term
-from .semantics import EvaluationLimit, Value, sort_key
-Pattern = Sequence[Optional[Value]]
+from .errors import KBError
+from .program import KnowledgeBase, Pattern, Value  # noqa: F401 (evaluate imports the program's names from here)
+from .semantics import EvaluationLimit, sort_key
 
-_active: list = [None]  # the KnowledgeBase whose logic is the thread's current one
+_active: list = [None]  # the PyDatalog whose logic is the thread's current one
 # The work a stratum derived round by round may do (firings found and heads added): pyDatalog finds
 # 1 500 to 12 000 firings a second, so this is a minute or two; the bottom-up engine allows 20 times more.
 ROUNDS_TUPLES = 250_000
@@ -38,65 +39,17 @@ def Logic(*args):  # noqa: N802 - pyDatalog's; imported, as Term, on the first c
     return logic(*args)
 
 
-class Prepared:
-    """What a checked program and its compiled rules give that no cast changes, worked out once and
-    shared by every knowledge base loaded from the same files (:mod:`.snapshot` keeps one per
-    entry): the rules by relation, what a query may ask, the facts' origins, and the bottom-up
-    engine's plan of the rules (:meth:`plan`, made on first use). Nothing here changes once made.
+class PyDatalog:
+    """A knowledge base compiled into a fresh pyDatalog logic (on first use), with the run-time
+    facts given to it and why each holds (``origins``)."""
 
-    ``rules``: the program's rules as :func:`compiler.plan` compiles them, when known already."""
-
-    def __init__(self, program: Program, rules: Optional[list] = None):
-        self.program = program
-        self.rules = rules if rules is not None else [compiler.plan(rule, i) for i, rule in enumerate(program.rules)]
-        self.rules_for: dict[str, list[compiler.CompiledRule]] = {}
-        for compiled in self.rules:
-            self.rules_for.setdefault(compiled.rule.head.pred, []).append(compiled)
-        # what a query may ask: the KB's relations, and the fire and aggregate helper relations of its rules
-        self.arity = {decl.name: decl.arity for decl in program.preds.values()}
-        for compiled in self.rules:
-            self.arity[compiled.fire] = len(compiled.variables)
-            for agg in compiled.aggregates.values():
-                self.arity[agg.helper] = max(len(agg.group), 1) + len(agg.inner)
-        self.origins: dict[tuple, str] = {}  # (pred, args) → "file:line" of each fact
-        for fact in program.facts:
-            path, line, _ = fact.at
-            self.origins.setdefault((fact.head.pred, tuple([a.value for a in fact.head.args])), f"{path}:{line}")
-        self._plan = None
-        self._planning = Lock()
-
-    def plan(self, make: Callable[[], object]):
-        """The bottom-up engine's plan of these rules: ``make()``'s, made once (another thread
-        asking meanwhile waits for it: none sees a plan half made)."""
-        if self._plan is None:
-            with self._planning:
-                if self._plan is None:
-                    self._plan = make()
-        return self._plan
-
-
-class KnowledgeBase:
-    """A checked program compiled into a fresh pyDatalog logic.
-
-    ``prepared``: what the program gives that no cast changes (:class:`Prepared`), when known
-    already; ``static``: the chart-independent relations the bottom-up engine evaluated for this
-    program (:meth:`~liuren_logic.evaluate.Materialisation.static_state`), when known."""
-
-    def __init__(self, program: Program, name: str = "kb", school=None, prepared: Optional[Prepared] = None,
-                 static: Optional[dict] = None):
-        self.program = program
-        self.name = name
-        self.school = school  # the School it was loaded for, if any (its calendar readings)
-        self.static = static
-        self.prepared = prepared if prepared is not None else Prepared(program)
-        if self.prepared.program is not program:
-            raise ValueError("prepared for another program")
-        self.rules = self.prepared.rules
-        self.rules_for: dict[str, list[compiler.CompiledRule]] = defaultdict(list, self.prepared.rules_for)
-        self.arity = self.prepared.arity  # read only
-        self.origins: dict[tuple, str] = dict(self.prepared.origins)  # and why each runtime fact holds
+    def __init__(self, kb: KnowledgeBase):
+        self.kb = kb
+        self.program, self.name, self.school = kb.program, kb.name, kb.school
+        self.rules, self.rules_for = kb.rules, kb.rules_for
+        self.origins: dict[tuple, str] = dict(kb.origins)  # and why each run-time fact holds
         self.faults: list = []  # (rule, message) of arithmetic past the integer limit, from pyDatalog
-        self._logic = None  # compiled on first use: a session that only materialises never needs it
+        self._logic = None  # compiled on first use
         self._pending: list[tuple[str, tuple]] = []  # run-time facts given before the compile
         self._rounds: list[tuple[str, ...]] = []  # cycles of three or more relations (at the compile)
         self._stale = False  # new input since the strata an input reaches were last derived
@@ -250,7 +203,7 @@ class KnowledgeBase:
     # facts -------------------------------------------------------------------
     def add_fact(self, pred: str, args: Sequence[Value], origin: str) -> None:
         """Assert a run-time fact of an ``input`` relation (a chart's input), remembering why it holds."""
-        self.check_input(pred)
+        self.kb.check_input(pred)
         self.origins[(pred, tuple(args))] = origin
         if self._logic is None:
             self._pending.append((pred, tuple(args)))
@@ -259,29 +212,13 @@ class KnowledgeBase:
             +Term(compiler.relation(pred))(*[compiler.constant(a) for a in args])
             self._stale = bool(self._rounds)
 
-    def check_input(self, pred: str) -> None:
-        """An :class:`InputError` unless ``pred`` is declared ``input`` (takes facts at run time)."""
-        decl = self.program.preds.get(pred)
-        if decl is None or not decl.input:
-            raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time")
-
     def is_fact(self, pred: str, args: Sequence[Value]) -> bool:
         return (pred, tuple(args)) in self.origins
 
     # queries -----------------------------------------------------------------
-    def check_query(self, pred: str, pattern: Pattern) -> None:
-        """An :class:`InputError` unless ``pred`` is a relation that takes as many arguments as ``pattern``."""
-        arity = self.arity.get(pred)
-        if arity is None:
-            raise InputError(f"unknown relation {pred!r}")
-        if arity != len(pattern):
-            decl = self.program.preds.get(pred)
-            names = f" ({', '.join(a for a, _ in decl.params)})" if decl else ""
-            raise InputError(f"{pred} takes {arity} argument{'s' * (arity != 1)}{names}, not {len(pattern)}")
-
     def query(self, pred: str, pattern: Pattern) -> list[tuple]:
         """All tuples of ``pred`` matching the pattern (``None`` = any), sorted."""
-        self.check_query(pred, pattern)
+        self.kb.check_query(pred, pattern)
         self.activate()
         terms = [compiler.constant(v) if v is not None else Term(f"Q{i}") for i, v in enumerate(pattern)]
         name = compiler.relation(pred) if pred in self.program.preds else pred
@@ -298,9 +235,8 @@ class KnowledgeBase:
         rows = self._answers(Term(agg.function)[keys] == Term("Q"))
         return rows[0][-1] if rows else None
 
-    def declared(self, pred: str) -> Optional[S.PredDecl]:
-        return self.program.preds.get(pred)
-
+    def declared(self, pred: str):
+        return self.kb.declared(pred)
 
     def _answers(self, query) -> list[tuple]:
         """Resolve a query built from ``Term`` objects with pyDatalog's engine (``pyEngine.Literal``).

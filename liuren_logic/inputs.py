@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import difflib
 
-from .engine import KnowledgeBase
 from .errors import InputError, KBError
+from .program import Engine
 from .script import simplified, traditional
 
 
-def members(kb: KnowledgeBase, kind: str) -> list:
+def members(kb: Engine, kind: str) -> list:
     """The members of a declared kind, in the KB's own order where it has one."""
     order = {"stem": "stem_index", "branch": "branch_index"}.get(kind)
     if order:
@@ -25,7 +25,7 @@ def members(kb: KnowledgeBase, kind: str) -> list:
 SUFFIXES = {"the day": "日", "the hour": "時", "the 月將": "將"}
 
 
-def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
+def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
     """One stem or branch (a branch also by its name, 功曹 for 寅, as ``branch_name`` gives it);
     ``what`` names the argument in the error."""
     value = traditional(text.strip())
@@ -53,7 +53,7 @@ def parse_symbol(kb: KnowledgeBase, text: str, kind: str, what: str) -> str:
     return value
 
 
-def parse_over(kb: KnowledgeBase, text: str) -> tuple[str, str]:
+def parse_over(kb: Engine, text: str) -> tuple[str, str]:
     """「戌加寅」: the 月將 戌 set over the hour 寅 → ('戌', '寅'); each side as :func:`parse_symbol` reads it."""
     jiang, sep, hour = traditional(text.strip()).partition("加")
     if not sep or not jiang or not hour:
@@ -61,7 +61,7 @@ def parse_over(kb: KnowledgeBase, text: str) -> tuple[str, str]:
     return parse_symbol(kb, jiang, "branch", "the 月將"), parse_symbol(kb, hour, "branch", "the hour")
 
 
-def other_kinds(kb: KnowledgeBase, value: str, kind: str) -> list[str]:
+def other_kinds(kb: Engine, value: str, kind: str) -> list[str]:
     """The chart relations (keti, pattern, bifa, spirit …) whose named value ``value`` is, when it is not a ``kind``."""
     program = kb.program
     return sorted(decl.name for decl in program.preds.values()
@@ -70,7 +70,7 @@ def other_kinds(kb: KnowledgeBase, value: str, kind: str) -> list[str]:
                   and not decl.input)
 
 
-def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[str, str]:
+def parse_pillar(kb: Engine, text: str, what: str = "the day") -> tuple[str, str]:
     """A day pillar such as 辛巳 → ('辛', '巳'); 甲丑 is refused by the KB's pillar rule."""
     value = traditional(text.strip())
     if len(value) == 3 and value.endswith(SUFFIXES["the day"]) and what == "the day":
@@ -86,7 +86,7 @@ def parse_pillar(kb: KnowledgeBase, text: str, what: str = "the day") -> tuple[s
     return stem, branch
 
 
-def parse_atom(kb: KnowledgeBase, text: str) -> tuple[str, tuple]:
+def parse_atom(kb: Engine, text: str) -> tuple[str, tuple]:
     """``'clashes(子, 午)'`` → ``('clashes', ('子', '午'))``; ``_`` stands for any value (None)."""
     from .parser import parse  # lark, only for a question written as an atom
 

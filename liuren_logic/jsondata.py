@@ -3,8 +3,8 @@
 A transmission, a lesson, a spirit, a pattern and a chart id are the same objects whichever
 command prints them; the calendar is data (pillars, 節 and 中氣 with RFC 3339 instants,
 the lunar month), its readable reasons kept apart under ``reasons``; a derivation's nodes
-carry ``bindings`` as an object, ``source`` as ``{book, line}`` and ``where`` as
-``{file, line}`` or ``{given: …}``. ``--simplified`` touches only the prose (``DISPLAY``
+carry ``args`` as an array, ``bindings`` as an object (the graph keeps both as JSON texts, for
+GraphML), ``source`` as ``{book, line}`` and ``where`` as ``{file, line}`` or ``{given: …}``. ``--simplified`` touches only the prose (``DISPLAY``
 fields), never an id or a value. Each document names its schema and ``schema_version``.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional
 from .script import simplified
 
 if TYPE_CHECKING:
-    from .digraph import Digraph
+    import networkx as nx
 
     from .chart import Chart, Lesson, Transmission
 
@@ -89,12 +89,18 @@ def source(text: str) -> Optional[dict]:
     return {"book": book, "line": line} if sep else {"book": "", "line": text}
 
 
-def derivation(graph: "Digraph", chart: Optional[str] = None) -> dict:
+def derivation(graph: "nx.DiGraph", chart: Optional[str] = None) -> dict:
     """A derivation graph as node-link data (``directed``, ``graph``, ``nodes``, ``edges``)."""
-    from .digraph import node_link_data
+    import networkx as nx
 
-    data = node_link_data(graph)
+    from .provenance import arguments, bindings
+
+    data = nx.node_link_data(graph, edges="edges")
     for node in data["nodes"]:
+        if "args" in node:
+            node["args"] = arguments(node)
+        if "bindings" in node:
+            node["bindings"] = bindings(node)
         if "where" in node:
             node["where"] = where(node["where"])
         if "source" in node:

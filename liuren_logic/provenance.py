@@ -1,4 +1,4 @@
-"""Derivations as graphs (:class:`~liuren_logic.digraph.Digraph`): ``why`` (a minimal-height proof) and ``why_not``.
+"""Derivations as graphs (``networkx.DiGraph``): ``why`` (a minimal-height proof) and ``why_not``.
 
 Node kinds (attribute ``kind``):
 
@@ -17,20 +17,25 @@ Node kinds (attribute ``kind``):
 Edges point from a conclusion to what supports it and carry ``order`` (the body
 position) so views can keep the rule's order. Node ids are short hashes of the
 node's text, so the same question gives the same graph, byte for byte.
+
+Every attribute is a text, a number or a truth value, so ``networkx.write_graphml`` writes
+any derivation: a node's ``args`` (a list) and a rule's ``bindings`` (variable → value) are
+JSON texts; :func:`arguments` and :func:`bindings` read them back. ``graph_type`` builds into
+another class with ``networkx.DiGraph``'s interface instead (the command line's text output
+passes :class:`~liuren_logic.digraph.Digraph`, which needs no networkx import).
 """
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Optional, Sequence
 
-from .digraph import Digraph
-
 from . import syntax as S
 from .compiler import CompiledAggregate, CompiledRule
-from .engine import KnowledgeBase
+from .program import Engine
 from .semantics import Value, arithmetic, compare, sort_key
 from .snapshot import collection_paused
 from .errors import LiurenError
@@ -66,6 +71,27 @@ def firing_label(firing: "Firing", lang: str) -> str:
 
 def node_id(kind: str, text: str) -> str:
     return "n" + hashlib.sha1(f"{kind}|{text}".encode()).hexdigest()[:16]
+
+
+def new_graph(graph_type: Optional[type], **attrs):
+    """An empty derivation of ``graph_type`` (``networkx.DiGraph`` when None) with these graph attributes."""
+    if graph_type is None:
+        from networkx import DiGraph as graph_type
+    return graph_type(**attrs)
+
+
+def _encoded(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def arguments(attrs: dict) -> list:
+    """An atom node's arguments (``_`` for any value), decoded from its ``args`` attribute."""
+    return json.loads(attrs.get("args", "[]"))
+
+
+def bindings(attrs: dict) -> dict:
+    """A rule node's variables and their values, decoded from its ``bindings`` attribute."""
+    return json.loads(attrs.get("bindings", "{}"))
 
 
 @dataclass
@@ -109,9 +135,9 @@ def ground(atom: S.Atom, binding: dict) -> tuple:
 
 
 class Explainer:
-    """Answers why and why-not questions over one knowledge base."""
+    """Answers why and why-not questions from one engine (a chart's batch, pyDatalog, ``session.kb``)."""
 
-    def __init__(self, kb: KnowledgeBase, why_not_depth: int = 2):
+    def __init__(self, kb: Engine, why_not_depth: int = 2):
         self.kb = kb
         self.why_not_depth = why_not_depth
         self._firings: dict[GroundAtom, list[Firing]] = {}
@@ -203,8 +229,9 @@ class Explainer:
         return self._tables.get((pred, tuple(args)))
 
     # why ---------------------------------------------------------------------
-    def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None) -> Digraph:
-        """A minimal-height derivation of a ground atom (through ``firing`` at the root, if given)."""
+    def why(self, pred: str, args: Sequence[Value], firing: Optional[Firing] = None, graph_type: Optional[type] = None):
+        """A minimal-height derivation of a ground atom (through ``firing`` at the root, if given), as a
+        ``graph_type`` (``networkx.DiGraph`` by default)."""
         root = (pred, tuple(args))
         if not self.is_fact(root) and not self._found(root):
             raise NotDerivable(f"{atom_text(pred, args)} does not hold; ask why-not")
@@ -213,7 +240,7 @@ class Explainer:
             raise TooDeep(self._too_deep(root, chosen))
         if firing is not None:
             chosen = {**chosen, root: (firing, chosen[root][1])}
-        graph = Digraph(question=f"why {atom_text(pred, args)}", school=self.kb.name)
+        graph = new_graph(graph_type, question=f"why {atom_text(pred, args)}", school=self.kb.name)
         graph.graph["root"] = self._add_atom(graph, root, chosen)
         return graph
 
@@ -310,7 +337,7 @@ class Explainer:
                         ready.setdefault(1 + tops[j], []).append(j)
         return height, [1 + top if not left else math.inf for top, left in zip(tops, missing)]
 
-    def _add_atom(self, graph: Digraph, atom: GroundAtom, chosen) -> str:
+    def _add_atom(self, graph, atom: GroundAtom, chosen) -> str:
         pred, args = atom
         text = atom_text(pred, args)
         kind = "fact" if self.is_fact(atom) else "atom"
@@ -331,7 +358,7 @@ class Explainer:
     def _atom_attrs(self, kind: str, pred: str, args) -> dict:
         decl = self.kb.declared(pred)
         return {"kind": kind, "text": atom_text(pred, args), "pred": pred,
-                "args": [("_" if a is None else a) for a in args],
+                "args": _encoded([("_" if a is None else a) for a in args]),
                 "zh": atom_label(decl, args, "zh"), "en": atom_label(decl, args, "en")}
 
     def _rule_attrs(self, compiled: CompiledRule, binding: dict, kind: str = "rule") -> dict:
@@ -340,7 +367,7 @@ class Explainer:
         bindings = ", ".join(f"{k}={S.format_value(v)}" for k, v in sorted(shown.items()))
         return {"kind": kind, "text": f"{rule.id} [{bindings}]", "rule": rule.id,
                 "where": f"{rule.pos.path}:{rule.pos.line}", "source": rule.source,
-                "labelled": rule.annotated, "bindings": dict(sorted(shown.items())),
+                "labelled": rule.annotated, "bindings": _encoded(dict(sorted(shown.items()))),
                 "zh": fill(rule.label("zh"), shown, ANY["zh"], "zh"), "en": fill(rule.label("en"), shown, ANY["en"])}
 
     def _add_firing(self, graph, firing: Firing, chosen) -> str:
@@ -401,11 +428,12 @@ class Explainer:
         return nid
 
     # why not -----------------------------------------------------------------
-    def why_not(self, pred: str, pattern: Sequence[Optional[Value]], depth: int = 3) -> Digraph:
-        """For each rule that could derive the atom, the first body literal that fails."""
+    def why_not(self, pred: str, pattern: Sequence[Optional[Value]], depth: int = 3, graph_type: Optional[type] = None):
+        """For each rule that could derive the atom, the first body literal that fails (a ``graph_type``,
+        ``networkx.DiGraph`` by default)."""
         if self.kb.holds(pred, pattern):
             raise Derivable(f"{atom_text(pred, pattern)} holds; ask why")
-        graph = Digraph(question=f"why not {atom_text(pred, pattern)}", school=self.kb.name)
+        graph = new_graph(graph_type, question=f"why not {atom_text(pred, pattern)}", school=self.kb.name)
         graph.graph["root"] = self._add_absent(graph, pred, tuple(pattern), depth)
         return graph
 

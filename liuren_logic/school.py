@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from . import cache, snapshot
-from .engine import KnowledgeBase
+from .program import KnowledgeBase
 from .errors import InputError, KBError
 
 

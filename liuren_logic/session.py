@@ -6,19 +6,19 @@
     >>> chart.sanchuan, chart.method, chart.subnames
     ('午寅戌', '賊剋', ['元首'])
 
-Two engines answer from the same compiled rules. ``materialise`` (the default) evaluates a
-batch of charts bottom-up and reads conclusions and derivations from the result;
-``pydatalog`` asks pyDatalog, top-down, one question at a time. A batch evaluates only
-what is read of it (:class:`~liuren_logic.evaluate.Materialisation`), so an evaluation limit
-of a chart's rules surfaces at the first read that needs them (``cast_many(…, eager=True)``
-evaluates everything at once). Either way the charts' input facts reach the pyDatalog
-knowledge base (``session.kb``), so ad-hoc questions can be put to it directly: at the cast
-under ``pydatalog``, at the first question to ``session.kb`` under ``materialise``.
-``session.kb`` is read-only: facts reach it only through a cast, so it and the charts' batches
-always hold the same facts.
+Two engines answer from the same loaded knowledge base (:class:`~liuren_logic.program.KnowledgeBase`,
+``session.loaded``), chosen once per session: ``materialise`` (the default) evaluates a batch of
+charts bottom-up and reads conclusions and derivations from the result; ``pydatalog``
+(:class:`~liuren_logic.engine.PyDatalog`) asks pyDatalog, top-down, one question at a time. A
+batch evaluates only what is read of it (:class:`~liuren_logic.evaluate.Materialisation`), so an
+evaluation limit of a chart's rules surfaces at the first read that needs them
+(``cast_many(…, eager=True)`` evaluates everything at once). Ad-hoc questions go to ``session.kb``
+(:class:`SessionKB`), which answers from the session's own engine over the charts it holds;
+it is read-only: facts reach it only through a cast.
 """
 from __future__ import annotations
 
+from collections import ChainMap
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Sequence
@@ -29,11 +29,12 @@ from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
 from .script import traditional
 from .querent import given_facts
+from .semantics import sort_key
 from .school import load_school
 from .snapshot import collection_paused
 
 if TYPE_CHECKING:  # the calendar and the explainer are imported where they are used
-    from .digraph import Digraph
+    import networkx as nx
 
     from .provenance import Explainer
 
@@ -48,23 +49,52 @@ QUESTIONS = {
 }
 
 
-class ReadOnlyKB:
-    """A knowledge base that answers but takes no facts: a fact added beside a cast would reach
-    pyDatalog and not the chart's own batch, and the two would answer differently. What reads
-    facts first asserts those of the charts cast since (``given``, a chart id → its facts)."""
+class SessionKB:
+    """``session.kb``: the session's own engine asked directly, over the school's facts and the
+    charts the session holds (a pattern whose first value is a chart id asks that chart's batch
+    alone; a relation no chart changes, the school's). It takes no facts: they reach it through a
+    cast, so that it and the charts agree. The program's names (``program``, ``rules``,
+    ``rules_for``, ``arity``, ``school`` …) are the loaded knowledge base's."""
 
-    READERS = frozenset({"query", "holds", "is_fact", "aggregate_value", "origins", "activate"})
+    def __init__(self, session: "Session"):
+        self._session = session
+        kb = session.loaded
+        self.program, self.name, self.school = kb.program, kb.name, kb.school
+        self.rules, self.rules_for, self.arity = kb.rules, kb.rules_for, kb.arity
+        self.declared, self.check_query = kb.declared, kb.check_query
 
-    def __init__(self, kb, given: dict):
-        self._kb, self._given = kb, given
+    def _engines(self, pred: Optional[str], first) -> list:
+        """What answers: the chart's batch, the school's engine for a relation no chart changes, or
+        every batch of the session (the school's engine when none)."""
+        session = self._session
+        if first in session._sources:
+            return [session._sources[first]]
+        if pred in self.program.preds and pred not in self.program.moving():
+            return [session.base]
+        return list({id(s): s for s in session._sources.values()}.values()) or [session.base]
 
-    def __getattr__(self, name: str):
-        if name in self.READERS and self._given:
-            for facts in self._given.values():
-                for fact in facts:
-                    self._kb.add_fact(*fact)
-            self._given.clear()
-        return getattr(self._kb, name)
+    def query(self, pred: str, pattern: Sequence) -> list[tuple]:
+        """All tuples of ``pred`` matching the pattern (``None`` = any), sorted."""
+        self.check_query(pred, pattern)
+        rows = set()
+        for engine in self._engines(pred, pattern[0] if pattern else None):
+            rows.update(engine.query(pred, pattern))
+        return sorted(rows, key=sort_key)
+
+    def holds(self, pred: str, args: Sequence) -> bool:
+        return bool(self.query(pred, args))
+
+    def is_fact(self, pred: str, args: Sequence) -> bool:
+        return any(e.is_fact(pred, args) for e in self._engines(pred, args[0] if args else None))
+
+    @property
+    def origins(self) -> ChainMap:
+        """Why each fact holds: a file and line, or a chart's input."""
+        return ChainMap(*(e.origins for e in self._engines(None, None)), self._session.base.origins)
+
+    def aggregate_value(self, agg, group: Sequence):
+        """An aggregate's value for one group, from the batch of the chart the group names (else the school's)."""
+        return self._engines(None, group[0] if group else None)[0].aggregate_value(agg, group)
 
     def add_fact(self, pred: str, args: Sequence, origin: str = "") -> None:
         raise InputError(f"session.kb is read-only: {pred} facts reach it through a cast "
@@ -91,20 +121,24 @@ class Session:
         if engine not in ENGINES:
             raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
         with collection_paused():
-            self._kb = load_school(school, readings, extra)
-            self.base = Materialisation(self._kb, static=self._kb.static) if engine == "materialise" else self._kb
-        self.program = self._kb.program  # the compiled rules: what each relation is (``program.preds``)
-        self._unasserted: dict[str, list] = {}  # chart id → its input facts, not yet in self._kb
-        self.kb = ReadOnlyKB(self._kb, self._unasserted)  # to query; pyDatalog, compiled on first use
+            self.loaded = load_school(school, readings, extra)  # the program: rules, arities, origins, checks
+            if engine == "materialise":
+                self.base = Materialisation(self.loaded, static=self.loaded.static)
+            else:
+                from .engine import PyDatalog
+
+                self.base = PyDatalog(self.loaded)  # compiled at its first question
+        self.program = self.loaded.program  # the compiled rules: what each relation is (``program.preds``)
         self.engine = engine
         self._charts: dict[str, Chart] = {}
         self._sources: dict[str, object] = {}  # chart id → what answers for it
+        self.kb = SessionKB(self)  # to query, from this session's engine
         self._explainers: dict[int, "Explainer"] = {}
         self._lookups: dict[str, dict] = {}  # relations no chart changes, as mappings (lookup)
 
     @property
     def name(self) -> str:
-        return self._kb.name
+        return self.loaded.name
 
     # casting -----------------------------------------------------------------
     def cast(self, day: str, jiang: str, hour: str, month: Optional[str] = None, year=None, **given) -> Chart:
@@ -154,7 +188,7 @@ class Session:
                     matter: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
-        readings = self._kb.school.readings if self._kb.school else {}
+        readings = self.loaded.school.readings if self.loaded.school else {}
         day_night = "sun" if readings.get("daynight") == "sun" else "fixed"
         if day_night == "sun" and (latitude is None or longitude is None):
             raise InputError("this school judges day and night by the sun: give --latitude and --longitude")
@@ -185,25 +219,23 @@ class Session:
             twin = next(iter(twins.values())) if len(twins) == 1 else None
             source = self.base.extend([f for batch in facts.values() for f in batch],
                                       twin if isinstance(twin, Materialisation) else None)
-            self._unasserted.update(facts)
             if eager:
                 source.evaluate_all()
         else:
             for fact in (f for batch in facts.values() for f in batch):
-                self._kb.add_fact(*fact)
-            source = self._kb
+                self.base.add_fact(*fact)
+            source = self.base
         for chart_id, chart_input in new.items():
             self._sources[chart_id] = source
             self._charts[chart_id] = Chart(self, chart_input)
         return [self._charts[i.id] for i in inputs]
 
     def forget(self, chart_ids: Sequence[str]) -> None:
-        """Release charts cast before (a long audit's batches): their answers and explainers, and
-        their input facts if ``session.kb`` has not been asked since (pyDatalog keeps those it has)."""
+        """Release charts cast before (a long audit's batches): their answers and explainers
+        (``session.kb`` no longer answers for them; pyDatalog keeps the facts it was given)."""
         for chart_id in chart_ids:
             self._charts.pop(chart_id, None)
             self._sources.pop(chart_id, None)
-            self._unasserted.pop(chart_id, None)
         live = {id(source) for source in self._sources.values()}
         self._explainers = {key: e for key, e in self._explainers.items() if key in live}
 
@@ -289,7 +321,7 @@ class Session:
             return "lesson", (chart.id, *rows[0])
         if question in JUDGEMENT:
             return self._judged(chart, value)
-        decl = self._kb.program.preds.get(question)
+        decl = self.program.preds.get(question)
         if decl is not None and decl.params and decl.params[0][1] == "text" and decl.arity > 1:
             # any chart relation by name: 'pattern 貴人入獄', 'spirit 天目', 'general 午'
             return question, (chart.id, value, *[None] * (decl.arity - 2))
@@ -320,20 +352,23 @@ class Session:
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 
-    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> "Digraph":
-        """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom."""
+    def why(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
+            graph_type: Optional[type] = None) -> "nx.DiGraph":
+        """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom, a
+        ``networkx.DiGraph`` (``graph_type``: another class with its interface, e.g. ``digraph.Digraph``)."""
         pred, args = self._resolve(chart, question, value)
         explainer = self.explainer(self._chart_of(args))
         if None in args:
             matches = explainer.kb.query(pred, args)
             args = matches[0] if matches else args
-        return explainer.why(pred, args)
+        return explainer.why(pred, args, graph_type=graph_type)
 
     def why_not(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
-                depth: int = 3) -> "Digraph":
-        """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom fails."""
+                depth: int = 3, graph_type: Optional[type] = None) -> "nx.DiGraph":
+        """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom
+        fails, a ``networkx.DiGraph`` (``graph_type`` as for :meth:`why`)."""
         pred, args = self._resolve(chart, question, value)
-        return self.explainer(self._chart_of(args)).why_not(pred, args, depth)
+        return self.explainer(self._chart_of(args)).why_not(pred, args, depth, graph_type)
 
     def _chart_of(self, args: Sequence) -> Optional[str]:
         return args[0] if args and args[0] in self._charts else None
@@ -348,9 +383,9 @@ class Session:
         if value is not None and question in QUESTIONS:
             kind = {"method": "method", "name": "subname"}.get(question, "branch")
             value = parse_symbol(self.base, value, kind, question)
-        elif value is not None and question in self._kb.program.preds:
-            kind = self._kb.program.preds[question].params[1][1]
-            value = parse_symbol(self.base, value, kind, question) if kind in self._kb.program.kinds else value
+        elif value is not None and question in self.program.preds:
+            kind = self.program.preds[question].params[1][1]
+            value = parse_symbol(self.base, value, kind, question) if kind in self.program.kinds else value
         return self.atom(chart, question, value)
 
 

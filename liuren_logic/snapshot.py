@@ -26,7 +26,7 @@ from . import syntax as S
 from .checker import Program
 from .compiler import CompiledAggregate, CompiledRule
 from .digraph import Digraph
-from .engine import Prepared
+from .program import Prepared
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
 

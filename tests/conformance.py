@@ -24,10 +24,11 @@ from datalog_conformance import TestCase
 from datalog_conformance.plugin import _load_multi_case_file, get_tests_dir
 
 from liuren_logic.checker import check
-from liuren_logic.engine import KnowledgeBase
+from liuren_logic.engine import PyDatalog
 from liuren_logic.errors import KBError
 from liuren_logic.evaluate import Materialisation
 from liuren_logic.parser import parse
+from liuren_logic.program import KnowledgeBase
 from liuren_logic.semantics import EvaluationLimit
 
 FOLDERS = ("basic", "negation", "recursion", "errors")
@@ -162,9 +163,11 @@ def _load(text: str, name: str, engine: str):
     try:
         program = check([parse(text, f"{name}.dl")])
         kb = KnowledgeBase(program)
-        if engine == "pydatalog":
-            kb.activate()  # compiled (and its cycles derived) once for the cases of one file
-        return program, Materialisation(kb) if engine == "materialise" else kb
+        if engine == "materialise":
+            return program, Materialisation(kb)
+        top_down = PyDatalog(kb)
+        top_down.activate()  # compiled (and its cycles derived) once for the cases of one file
+        return program, top_down
     except (KBError, EvaluationLimit) as error:
         return None, error
 

@@ -1,5 +1,9 @@
 """Shared fixtures and markers: one loaded default school, the 720-chart table, the case files.
 
+The tests marked ``engines`` compare the two engines (bottom-up and pyDatalog): on every chart
+relation of a sample of charts, and on the conformance cases of up to 1500 facts. Selected alone
+(``pytest -m engines``) they run complete: every chart of the table, every conformance case.
+
 The case files are test data in the repo (tests/data/cases, copied from the project's shared
 folder with their README). The seed texts are not: the checks that quote them look for a
 ``shared/seeds`` folder beside the checkout or beside one of its parents (``LIUREN_SHARED``
@@ -61,6 +65,11 @@ def has_cjk_font() -> bool:
     except (RenderError, ImportError):
         return False
     return True
+
+
+def engines_in_full(config: pytest.Config) -> bool:
+    """Whether this run selects the engines' comparisons alone (``-m engines``): then they run complete."""
+    return (config.getoption("markexpr") or "").strip() == "engines"
 
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed (apt-get install graphviz)")

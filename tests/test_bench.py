@@ -1,4 +1,4 @@
-"""Smoke test of benchmarks/bench.py: three charts, JSON out, in a subprocess."""
+"""Smoke tests of the benchmarks (bench.py: three charts; dated_audit.py; datalog_workloads.py: tiny sizes), in subprocesses."""
 from __future__ import annotations
 
 import importlib.util

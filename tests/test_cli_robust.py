@@ -184,13 +184,14 @@ def test_a_derivation_too_deep_to_draw_and_mod_0_are_the_same_one_line_under_bot
 
 def test_a_query_of_the_wrong_arity_is_one_clear_error_under_both_engines():
     from liuren_logic.checker import check
-    from liuren_logic.engine import KnowledgeBase
+    from liuren_logic.engine import PyDatalog
     from liuren_logic.errors import InputError
     from liuren_logic.evaluate import Materialisation
     from liuren_logic.parser import parse
+    from liuren_logic.program import KnowledgeBase
 
     kb = KnowledgeBase(check([parse(DEEP, "deep.dl")]))
-    for engine in (kb, Materialisation(kb)):
+    for engine in (PyDatalog(kb), Materialisation(kb)):
         with pytest.raises(InputError, match=r"^hop takes 2 arguments \(a, b\), not 1$"):
             engine.query("hop", [None])
         with pytest.raises(InputError, match=r"^unknown relation 'hops'$"):

@@ -22,6 +22,7 @@ import networkx as nx
 import pytest
 
 from conftest import CHROMIUM, has_cjk_font, needs_chromium, needs_cjk_font, needs_dot
+from liuren_logic import Session
 from liuren_logic.cli import main
 from liuren_logic.explain import Derivation, lesson, page, picture, svg, tree, view
 
@@ -244,6 +245,82 @@ def test_why_formats_and_output_files(capsys, tmp_path):
         assert code == 2 and "apt-get install graphviz" in err and err.count("\n") == 1
     code, _, err = run(capsys, "why", "initial", *chart, "--format", "svg", "-o", str(tmp_path / "no" / "x.svg"))
     assert code == 2 and "cannot write" in err
+
+
+# derivations are networkx graphs --------------------------------------------------------
+SNIPPET = ("import networkx as nx; from liuren_logic import Session; s=Session(); "
+           "g=s.why(s.cast('辛巳', jiang='寅', hour='午'), 'initial'); "
+           "print(isinstance(g, nx.DiGraph), len(nx.descendants(g, next(iter(g))))); nx.write_graphml(g, 'g.graphml')")
+
+
+def scalar_attributes(graph) -> bool:
+    """Whether every attribute of the graph, its nodes and edges is a text, a number or a truth value."""
+    values = [*graph.graph.values(), *(v for _, a in graph.nodes(data=True) for v in a.values()),
+              *(v for _, _, a in graph.edges(data=True) for v in a.values())]
+    return all(isinstance(v, (str, int, float, bool)) for v in values)
+
+
+def test_the_readme_snippet_gives_a_networkx_graph_that_graphml_writes_and_reads_back(initial, tmp_path):
+    done = subprocess.run([sys.executable, "-c", SNIPPET], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["True", str(len(initial) - 1)] and len(initial) > 40  # the root reaches every node
+    back = nx.read_graphml(tmp_path / "g.graphml")
+    assert list(back.nodes(data=True)) == list(initial.nodes(data=True))
+    assert list(back.edges(data=True)) == list(initial.edges(data=True))
+    assert {k: back.graph[k] for k in initial.graph} == initial.graph
+
+
+def test_every_derivation_handed_out_is_a_digraph_with_scalar_attributes(session, charts, initial):
+    from liuren_logic.audit import explain
+    from liuren_logic.explain.contrast import answer
+    from liuren_logic.provenance import arguments, bindings
+
+    chart, other = charts["xinsi_yin_wu"], Session(readings={"punishment": "seed000"})
+    other.cast(*SEEDS["xinsi_yin_wu"])
+    short = answer(charts["dingwei_chou_xu"], "pattern", "貴人入獄")
+    graphs = {"why": initial, "why_not": session.why_not(chart, "initial", "丑"), "compact": Derivation(initial).shown,
+              "contrast": answer(chart, "initial", "丑").graph, "closest": short.graph, "picture": short.picture(),
+              **{f"audit {k}": g for k, g in explain(session, other, chart.id, "initial").items()}}
+    for name, graph in graphs.items():
+        assert type(graph) is nx.DiGraph and scalar_attributes(graph), name
+        assert "\n".join(nx.generate_graphml(graph)).count("<node ") == len(graph), name
+    kinds = {a["kind"] for g in graphs.values() for _, a in g.nodes(data=True)}
+    assert {"atom", "fact", "rule", "not", "compare", "aggregate", "absent", "fail"} <= kinds
+    rule = next(a for _, a in initial.nodes(data=True) if a.get("rule") == "zeike.yuanshou")
+    assert bindings(rule) and all(isinstance(v, (str, int)) for v in bindings(rule).values())
+    assert arguments(initial.nodes[initial.graph["root"]]) == [chart.id, "午"]
+
+
+def test_the_same_question_writes_the_same_graphml(session, charts, initial):
+    from liuren_logic.provenance import Explainer
+
+    chart = charts["xinsi_yin_wu"]
+    again = Explainer(session.source(chart.id)).why("initial", (chart.id, "午"))
+    assert list(again) == list(initial)
+    assert list(nx.generate_graphml(again)) == list(nx.generate_graphml(initial))
+
+
+def test_why_graphml_is_the_json_derivation(capsys):
+    import io
+    import json
+
+    from liuren_logic.provenance import arguments, bindings
+
+    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
+    code, out, _ = run(capsys, "why-not", "initial", "丑", *chart, "--format", "graphml")
+    graph = nx.read_graphml(io.BytesIO(out.encode("utf-8")))
+    _, text, _ = run(capsys, "why-not", "initial", "丑", *chart, "--json")
+    data = json.loads(text)
+    assert code == 0 and list(graph) == [n["id"] for n in data["nodes"]] and len(graph.edges) == len(data["edges"])
+    for node in data["nodes"]:
+        attrs = graph.nodes[node["id"]]
+        assert attrs["kind"] == node["kind"] and attrs["text"] == node["text"]
+        assert arguments(attrs) == node.get("args", []) and bindings(attrs) == node.get("bindings", {})
+    _, text, _ = run(capsys, "why-not", "initial", "丑", *chart, "--format", "graphml", "--simplified")
+    simple = nx.read_graphml(io.BytesIO(text.encode("utf-8")))  # the prose simplified, never an id or a value
+    root = simple.nodes[simple.graph["root"]]
+    assert list(simple) == list(graph) and arguments(root) == arguments(graph.nodes[graph.graph["root"]])
+    assert "將" in arguments(root)[0] and "将" in root["text"] and "將" in graph.nodes[graph.graph["root"]]["text"]
 
 
 # the page -------------------------------------------------------------------------------

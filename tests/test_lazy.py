@@ -1,17 +1,18 @@
 """A batch evaluates what is read of it: the same tuples as evaluating it whole, in any order of reading."""
 from __future__ import annotations
 
-import json
 import random
+import subprocess
+import sys
 
+import networkx as nx
 import pytest
 
 from liuren_logic import Session
 from liuren_logic.checker import check
-from liuren_logic.digraph import node_link_data
-from liuren_logic.engine import KnowledgeBase
 from liuren_logic.evaluate import Limits, Materialisation
 from liuren_logic.parser import parse
+from liuren_logic.program import KnowledgeBase
 from liuren_logic.provenance import Explainer
 from liuren_logic.semantics import EvaluationLimit
 
@@ -46,7 +47,7 @@ def test_every_relation_read_lazily_in_any_order_is_as_evaluated_whole(readings)
     for pred in ("initial", "bifa"):  # a derivation on a batch not yet read draws the same graph
         atom = whole.query(pred, [chart_id] + [None] * (arity[pred] - 1))[0]
         graphs = [Explainer(batch).why(pred, atom) for batch in (whole, session.base.extend(facts))]
-        assert json.dumps(node_link_data(graphs[0]), sort_keys=True) == json.dumps(node_link_data(graphs[1]), sort_keys=True)
+        assert nx.node_link_data(graphs[0], edges="edges") == nx.node_link_data(graphs[1], edges="edges")
     by_chart = session.base.extend(facts)  # read chart by chart, from the highest stratum down
     for pred in reversed([p for p in session.base.kb.program.moving() if p in session.base.kb.program.preds]):
         assert by_chart.chart_rows(pred, chart_id) == whole.chart_rows(pred, chart_id), pred
@@ -88,6 +89,20 @@ def test_a_command_showing_the_whole_chart_reports_a_runaway_rule_it_never_shows
     assert "\n" not in err and "rule grow.3" in err and "grow keeps growing: no fixpoint after 10000 rounds" in err
     assert main(["why", "initial", *chart]) == 0  # a derivation reads only what it rests on
     assert "午" in capsys.readouterr().out
+
+
+PROBE = ("import sys; from liuren_logic import Session; s = Session(engine={engine!r}); c = s.cast('辛巳', '寅', '午'); "
+         "print(s.kb.query('initial', [None, None]), s.kb.holds('trine', ['子', '水', '旺']), "
+         "type(s.base).__name__, 'pyDatalog' in sys.modules)")
+
+
+@pytest.mark.parametrize("engine, answers", [("materialise", "Materialisation False"), ("pydatalog", "PyDatalog True")])
+def test_session_kb_answers_from_the_sessions_own_engine(engine, answers):
+    """Under the default engine ``session.kb`` reads the charts' batches and pyDatalog is never
+    imported; under ``pydatalog`` it asks pyDatalog; the answers are the same."""
+    done = subprocess.run([sys.executable, "-c", PROBE.format(engine=engine)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"[('辛巳日寅將午時', '午')] True {answers}"
 
 
 def test_session_kb_is_given_the_facts_of_the_charts_cast_when_first_asked_and_forget_drops_the_rest(session):
