@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Optional
 
 from liuren_logic import syntax as S
 from liuren_logic.labels import ANY, cite, fill, number
-from liuren_logic.provenance import ground
+from liuren_logic.digraph import Digraph
+from liuren_logic.provenance import arguments, ground
 
 from .view import ordered_children
 
@@ -84,7 +85,7 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
     compiled = next(c for c in explainer.kb.rules_for[deep["pred"]] if c.rule.id == rule)
     source = cite(compiled.rule.source, lang)
     more = sum(len(r) for r in found.values()) - any(rule in r for r in found.values())
-    label = definition(session, compiled, tuple(deep["args"]), lang)
+    label = definition(session, compiled, tuple(arguments(deep)), lang)
     lines = [head, w["defined"].format(name=name, rule=rule, label=label,
                                        cite=w["cite"].format(source=source) if source else "")
              + (w["more" if more > 1 else "one_more"].format(n=number(more, lang)) if more else "")]
@@ -94,12 +95,14 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
         lines.append(_failing(chart, graph, failed[0], lang))
         literal = graph.nodes[failed[0]]
         asked = ANSWERED.get(literal.get("pred"))
-        if asked and name in literal.get("args", ()):  # the reason that relation gives, as its own why-not says it
+        if asked and name in arguments(literal):  # the reason that relation gives, as its own why-not says it
             from .contrast import answer as contrast
 
             lines.append(contrast(chart, asked, name, lang).lines[-1])
         keep.update(ordered_children(graph, failed[0]))
-    return Answer(question, lines, [], [rule], lambda: graph.subgraph(keep).copy())
+    why_not = graph.graph["why_not"]  # the same question, drawn afresh as the graph type asked
+    return Answer(question, lines, [], [rule],
+                  lambda graph_type: explainer.why_not(*why_not, depth=2, graph_type=graph_type).subgraph(keep).copy())
 
 
 def _closest(explainer, pred: str, rules_at: dict) -> Optional[tuple]:
@@ -110,7 +113,8 @@ def _closest(explainer, pred: str, rules_at: dict) -> Optional[tuple]:
     for (deep, pattern), rules in rules_at.items():
         if explainer.kb.holds(deep, pattern):
             continue
-        graph = explainer.why_not(deep, pattern, depth=2)
+        graph = explainer.why_not(deep, pattern, depth=2, graph_type=Digraph)  # read, not handed out
+        graph.graph["why_not"] = (deep, pattern)
         for order, fail in enumerate(ordered_children(graph, graph.graph["root"])):
             if graph.nodes[fail]["rule"] in rules:
                 key = (graph.nodes[fail].get("reached", 0), deep == pred, -order)
