@@ -1,9 +1,9 @@
 """English glosses at a term's first use: '官鬼' → '官鬼 (officer-ghost: what overcomes the stem)'.
 
 The glosses are the KB's (``term_gloss`` of kb/core/glossary.dl for the six kin, the generals,
-the methods, their sub-names and the 課體; ``pattern_gloss`` for the patterns); docs/glossary.md
-lists them. A gloss goes after a whole term only: never inside a longer name the KB knows
-(a 課體, a pattern, a reading of a disputed topic).
+the methods, their sub-names, the 課體 and 斷's kinds of finding; ``pattern_gloss`` for the
+patterns; ``matter_en`` for the matters); docs/glossary.md lists them. A gloss goes after a
+whole term only: never inside a longer name the KB knows (a 課體, a pattern, a reading).
 
 >>> gloss_first("the initial 午 carries 官鬼; 官鬼 again", {"官鬼": "officer-ghost"})
 'the initial 午 carries 官鬼 (officer-ghost); 官鬼 again'
@@ -18,7 +18,7 @@ from typing import Collection, Mapping, Optional
 
 from liuren_logic.disputes import names, reading_name
 
-RELATIONS = ("term_gloss", "pattern_gloss")  # (term, gloss, …): the first two columns
+RELATIONS = ("term_gloss", "pattern_gloss", "matter_en")  # (term, gloss, …): the first two columns
 
 
 def glossary(session) -> dict[str, str]:
