@@ -50,14 +50,14 @@ def _terms(terms: frozenset) -> re.Pattern:
     return re.compile("|".join(map(re.escape, sorted(terms, key=lambda t: (-len(t), t)))))
 
 
-_QUOTED = re.compile(r"「[^」]*」|«[^»]*»")
+_QUOTED = re.compile(r"「[^」]*」|«[^»]*»|《[^》]*》[:：][^)）\n]*")  # a line quoted, or cited from a book
 
 
 def gloss_first(text: str, glosses: Mapping[str, str], seen: Optional[set] = None,
                 known: Collection[str] = ()) -> str:
     """``text`` with each glossed term followed by its gloss at its first use; a longer term is
     matched before a shorter one inside it, a ``known`` name (:func:`known_terms`) is passed over
-    whole, and a quoted line (「…」, «…») or a term already followed by a parenthesis is left as
+    whole, and a quoted line (「…」, «…», 《book》: line) or a term already followed by a parenthesis is left as
     it is. ``seen``: the terms used before (in earlier texts of the same document); the terms used
     here are added to it."""
     if not glosses:
