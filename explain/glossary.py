@@ -9,6 +9,8 @@ whole term only: never inside a longer name the KB knows (a 課體, a pattern, a
 'the initial 午 carries 官鬼 (officer-ghost); 官鬼 again'
 >>> gloss_first("比用格 (the 大全) takes 比用", {"比用": "comparing"}, known={"比用格 (the 大全)"})
 '比用格 (the 大全) takes 比用 (comparing)'
+>>> gloss_first("timing (應期): 未（用神之絕）; the 用神 未", {"應期": "timing", "用神": "the operative spirit"})
+'timing (應期): 未（用神之絕）; the 用神 (the operative spirit) 未'
 """
 from __future__ import annotations
 
@@ -50,16 +52,19 @@ def _terms(terms: frozenset) -> re.Pattern:
     return re.compile("|".join(map(re.escape, sorted(terms, key=lambda t: (-len(t), t)))))
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED = re.compile(r"「[^」]*」|«[^»]*»|《[^》]*》[:：][^)）\n]*")  # a line quoted, or cited from a book
 
 
 def gloss_first(text: str, glosses: Mapping[str, str], seen: Optional[set] = None,
                 known: Collection[str] = ()) -> str:
-    """``text`` with each glossed term followed by its gloss at its first use; a longer term is
-    matched before a shorter one inside it, a ``known`` name (:func:`known_terms`) is passed over
-    whole, and a quoted line (「…」, «…», 《book》: line) or a term already followed by a parenthesis is left as
-    it is. ``seen``: the terms used before (in earlier texts of the same document); the terms used
-    here are added to it."""
+    """``text`` with each glossed term followed by its gloss at its first use on its own; a longer
+    term is matched before a shorter one inside it, and a ``known`` name (:func:`known_terms`) is
+    passed over whole. Not a use on its own: a term within a Chinese phrase (a CJK character next
+    to it: 用神之絕), one that is a parenthesis's whole content (``timing (應期)``), one in a quoted
+    line (「…」, «…», 《book》: line). A term already followed by a parenthesis is left as it is.
+    ``seen``: the terms used before (in earlier texts of the same document); the terms used here
+    are added to it."""
     if not glosses:
         return text
     terms = _terms(frozenset(glosses) | frozenset(known))
@@ -67,8 +72,10 @@ def gloss_first(text: str, glosses: Mapping[str, str], seen: Optional[set] = Non
     seen = set() if seen is None else seen
     out, last = [], 0
     for match in terms.finditer(text):
-        term, end = match.group(), match.end()
-        if term not in glosses or term in seen or any(a <= match.start() < b for a, b in quoted):
+        (start, end), term = match.span(), match.group()
+        if term not in glosses or term in seen or any(a <= start < b for a, b in quoted) \
+                or _CJK.match(text[start - 1:start]) or _CJK.match(text[end:end + 1]) \
+                or text[start - 1:start] in ("(", "（") and text[end:end + 1] in (")", "）"):
             continue
         seen.add(term)
         if text.startswith((" (", "（", "("), end):
