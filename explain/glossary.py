@@ -9,8 +9,8 @@ whole term only: never inside a longer name the KB knows (a 課體, a pattern, a
 'the initial 午 carries 官鬼 (officer-ghost); 官鬼 again'
 >>> gloss_first("比用格 (the 大全) takes 比用", {"比用": "comparing"}, known={"比用格 (the 大全)"})
 '比用格 (the 大全) takes 比用 (comparing)'
->>> gloss_first("timing (應期): 未（用神之絕）; the 用神 未", {"應期": "timing", "用神": "the operative spirit"})
-'timing (應期): 未（用神之絕）; the 用神 (the operative spirit) 未'
+>>> gloss_first("未（用神之絕）; the 用神 未", {"用神": "the operative spirit"})
+'未（用神之絕）; the 用神 (the operative spirit) 未'
 """
 from __future__ import annotations
 
@@ -61,8 +61,8 @@ def gloss_first(text: str, glosses: Mapping[str, str], seen: Optional[set] = Non
     """``text`` with each glossed term followed by its gloss at its first use on its own; a longer
     term is matched before a shorter one inside it, and a ``known`` name (:func:`known_terms`) is
     passed over whole. Not a use on its own: a term within a Chinese phrase (a CJK character next
-    to it: 用神之絕), one that is a parenthesis's whole content (``timing (應期)``), one in a quoted
-    line (「…」, «…», 《book》: line). A term already followed by a parenthesis is left as it is.
+    to it: 用神之絕) or in a quoted line (「…」, «…», 《book》: line). A term already followed by a
+    parenthesis is used but left as it is.
     ``seen``: the terms used before (in earlier texts of the same document); the terms used here
     are added to it."""
     if not glosses:
@@ -74,8 +74,7 @@ def gloss_first(text: str, glosses: Mapping[str, str], seen: Optional[set] = Non
     for match in terms.finditer(text):
         (start, end), term = match.span(), match.group()
         if term not in glosses or term in seen or any(a <= start < b for a, b in quoted) \
-                or _CJK.match(text[start - 1:start]) or _CJK.match(text[end:end + 1]) \
-                or text[start - 1:start] in ("(", "（") and text[end:end + 1] in (")", "）"):
+                or _CJK.match(text[start - 1:start]) or _CJK.match(text[end:end + 1]):
             continue
         seen.add(term)
         if text.startswith((" (", "（", "("), end):
