@@ -91,8 +91,10 @@ def judgement_lines(chart: "Chart", lang: str = "zh", question: Optional[str] = 
     data = judgement_data(chart, question)
     if data is None:
         return []
-    w = WORDS[lang]
-    head = f"{w['title']}: {w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else "")
+    w, matter = WORDS[lang], data["matter"]
+    if lang == "en":  # the matter's English name, from the KB's matter_en
+        matter += "".join(f" ({en})" for _, en in chart.session.base.query("matter_en", [matter, None]))
+    head = f"{w['title']}: {w['matter']} {matter}" + (f" · {w['question']} {question}" if question else "")
     lines = [head, f"  {w['verdicts']}:"]
     lines += [f"    {v['verdict']}  {v['text'][lang]}  [{v['rule']} | {v['source']}]" for v in data["verdicts"]] or [f"    {w['none']}"]
     lines += [f"    {w['conflict'].format(a=a, b=b)}" for a, b in data["conflicts"]]
