@@ -117,8 +117,10 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
         return None
     groups = _grouped(chart)
     data = judgement_data(chart, options.get("question"), groups)
-    w, question = WORDS[lang], options.get("question")
-    rows = [[Cell(f"{w['matter']} {data['matter']}" + (f" · {w['question']} {question}" if question else ""))]]
+    w, question, matter = WORDS[lang], options.get("question"), data["matter"]
+    if lang == "en":  # the matter's English name, from the KB's matter_en
+        matter += "".join(f" ({en})" for _, en in chart.session.base.query("matter_en", [matter, None]))
+    rows = [[Cell(f"{w['matter']} {matter}" + (f" · {w['question']} {question}" if question else ""))]]
     rows += [[Cell(f"{w['verdict']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
               Cell(f"〔{v['rule']} | {v['source']}〕")] for v in data["verdicts"]]
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]

@@ -37,7 +37,7 @@ from liuren_logic.labels import books, fill, number
 from liuren_logic.provenance import atom_text, bindings
 
 from .dispute_view import dispute_lines
-from .glossary import gloss_first, glossary
+from .glossary import gloss_first, glossary, known_terms
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -764,11 +764,11 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
               teacher.life(), teacher.judgement()]
     steps = [s for s in steps if s is not None]
     if lang == "en":  # each term glossed at its first use in the lesson, whichever shows it (text, page, app)
-        glosses, seen = glossary(chart.session), set()
+        glosses, known, seen = glossary(chart.session), known_terms(chart.session), set()
         for step in steps:
-            step.text = gloss_first(step.text, glosses, seen)
+            step.text = gloss_first(step.text, glosses, seen, known)
             for item in step.items:
-                item["text"] = gloss_first(item["text"], glosses, seen)
+                item["text"] = gloss_first(item["text"], glosses, seen, known)
     return steps
 
 

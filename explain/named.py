@@ -5,7 +5,9 @@ from a table row of the rule's body (``trine_name(火, 炎上)``, ``month_forwar
 through a chart relation of the body whose own rules define it (``spirit(C, S, B) :-
 month_spirit(C, S, B)`` → the month spirit's rule). The answer names the closest defining
 rule (label, id and book), then the condition of it that fails on this chart, or the input
-the chart lacks (``--month``), or, when no rule defines the name, that the KB leaves it out.
+the chart lacks (``--month``); when only another shipped reading of a disputed topic defines the
+name (比用格: kb/variants/shehai_biyong/daquan.dl), that reading and its rule; when no rule
+defines the name, that the KB leaves it out.
 
 >>> from liuren_logic import Session
 >>> s = Session()
@@ -44,11 +46,14 @@ WORDS = {
     "zh": {"absent": "{kind}{name}：此盤不見。", "defined": "{name}之定義（{rule}）：{label}{cite}。",
            "cite": "，見{source}", "fails": "此盤不合：{literal}。", "holds": "此盤不合：{literal}，此則成立。",
            "needs": "此盤未給{what}：需 {options}。", "or": " 或 ", "unencoded": "知識庫未編此名，見 {doc}。",
+           "elsewhere": "本派不定此名；{reading}定之（{rule}）：{label}{cite}。見 {doc}。",
            "more": "（另有{n}條規則亦定義此名）", "one_more": "（另有一條規則亦定義此名）"},
     "en": {"absent": "The {kind} {name}: not on this chart.", "defined": "{name} is defined by {rule}: {label}{cite}.",
            "cite": " ({source})", "fails": "On this chart it fails at: {literal}.",
            "holds": "On this chart it fails because {literal}.", "needs": "This chart lacks {what}: needs {options}.",
            "or": " or ", "unencoded": "Not encoded (see {doc}).", "more": " ({n} more rules define it)",
+           "elsewhere": "The school does not define it; the reading {reading} does, by {rule}: {label}{cite}. "
+                        "See {doc}.",
            "one_more": " (one more rule defines it)"},
 }
 KINDS = {"keti": ("課體", "課體"), "pattern": ("課格", "pattern"), "bifa": ("畢法", "畢法 line"),
@@ -74,7 +79,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
     question = f"why not {pred} {name}"
     found, via = definers(session, pred, pattern)
     if not found:
-        return Answer(question, [head, w["unencoded"].format(doc=COVERAGE[pred])])
+        return Answer(question, [head] + (_defined_under(chart, pred, pattern, lang)
+                                          or [w["unencoded"].format(doc=COVERAGE[pred])]))
     explainer = session.explainer(chart.id)
     best = _closest(explainer, pred, found) or _closest(explainer, pred, via)
     if best is None:  # no defining rule fails on this chart: the closest rule of the asked relation answers
@@ -103,6 +109,32 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
     why_not = graph.graph["why_not"]  # the same question, drawn afresh as the graph type asked
     return Answer(question, lines, [], [rule],
                   lambda graph_type: explainer.why_not(*why_not, depth=2, graph_type=graph_type).subgraph(keep).copy())
+
+
+def _defined_under(chart: "Chart", pred: str, pattern: tuple, lang: str) -> list[str]:
+    """A line for each other shipped reading of the chart's school whose own file defines the name
+    (the reading by its name in kb/variants/names.json, its defining rule's id, label and book)."""
+    from liuren_logic.disputes import module, other_readings, reading_name, session_under
+    from liuren_logic.school import kb_root, reading_file
+
+    w, school, lines = WORDS[lang], chart.session.kb.school, []
+    for topic, reading in other_readings(school) if school is not None else ():
+        path = reading_file(kb_root(), topic, reading)
+        if str(pattern[1]) not in path.read_text("utf-8"):
+            continue  # a file that never writes the name cannot define it
+        own = {rule.id for rule in module(path).rules}
+        other = session_under(chart.session, school.with_readings({topic: reading}))
+        defined = [(deep, at, rule) for (deep, at), ids in definers(other, pred, pattern)[0].items()
+                   for rule in ids if rule in own]
+        if defined:
+            deep, at, rule = defined[0]
+            compiled = next(c for c in other.source().rules_for[deep] if c.rule.id == rule)
+            source = cite(compiled.rule.source, lang)
+            lines.append(w["elsewhere"].format(reading=reading_name(topic, reading, lang), rule=rule,
+                                               label=definition(other, compiled, at, lang),
+                                               cite=w["cite"].format(source=source) if source else "",
+                                               doc=COVERAGE[pred]))
+    return lines
 
 
 def _closest(explainer, pred: str, rules_at: dict) -> Optional[tuple]:

@@ -425,9 +425,9 @@ def cmd_why(args, negative: bool = False) -> int:
     elif fmt == "text" and short is not None:
         text = "\n".join(short.lines)
         if args.lang == "en":  # each term glossed at its first use
-            from .explain.glossary import gloss_first, glossary
+            from .explain.glossary import gloss_first, glossary, known_terms
 
-            text = gloss_first(text, glossary(session))
+            text = gloss_first(text, glossary(session), known=known_terms(session))
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += ("\n\n" + render(short.derivation(Digraph), args.lang, args.depth)
                      + "\n\n" + render(graph, args.lang, args.depth))

@@ -94,8 +94,8 @@ def _disputes(chart: "Chart", school) -> list[Dispute]:
     mine = conclusions(chart)
     found = []
     given = {pred for pred, _, _ in chart.inputs.facts()}
-    for topic, reading in _other_readings(school):
-        wanted = {d.name for d in _module(reading_file(kb_root(), topic, reading)).preds if d.input}
+    for topic, reading in other_readings(school):
+        wanted = {d.name for d in module(reading_file(kb_root(), topic, reading)).preds if d.input}
         if wanted and not wanted & given:
             continue  # a reading that needs input the chart was not given (daynight=sun: the sun)
         if not _touches(chart, topic, reading):
@@ -119,7 +119,7 @@ def _dispute(key: str, value, alternative, topic: str, reading: str) -> Dispute:
     return Dispute(key, str(value), topic, reading, str(alternative if alternative is not None else "—"))
 
 
-def _other_readings(school) -> Iterator[tuple[str, str]]:
+def other_readings(school) -> Iterator[tuple[str, str]]:
     """(topic, reading) for each shipped reading the school does not take, topics in order."""
     root = kb_root()
     for topic in sorted(school.readings):
@@ -156,7 +156,7 @@ def _touches(chart: "Chart", topic: str, reading: str) -> bool:
     """Whether the other reading can change the chart: a rule of the school's file for ``topic`` may
     fire on it (tried on the chart as cast), or a rule of ``reading``'s file may (tried on what that
     file cannot change)."""
-    own, other = (_module(reading_file(kb_root(), topic, r)) for r in (chart.session.kb.school.readings[topic], reading))
+    own, other = (module(reading_file(kb_root(), topic, r)) for r in (chart.session.kb.school.readings[topic], reading))
     program = chart.session.kb.program
     tables = _tables(own, other)
     files = {rule.head.pred for rule in own.rules + other.rules}
@@ -257,7 +257,8 @@ def _match(args, row, bound: dict):
 
 
 @lru_cache(maxsize=None)
-def _module(path) -> S.Module:
+def module(path) -> S.Module:
+    """A KB file parsed (kept for the process)."""
     from .parser import parse_source
 
     return parse_source(path.read_bytes(), display_path(path, kb_root()))

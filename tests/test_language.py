@@ -140,3 +140,17 @@ def test_an_atom_is_read_in_simplified_form_too(capsys):
 def test_the_english_page_glosses_the_lesson_too():
     page = output("page", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", "en")
     assert "官鬼 (officer-ghost: what overcomes the stem)" in page and "貴人 (the Noble) rides the initial" in page
+
+
+def test_the_english_judgement_and_disputes_read_as_english_and_simplify_whole():
+    """The 天時 chart of seed 003 (丁未日丑將戌時): the 斷 names its matter in English, a spirit's omen
+    takes no English article, the 三刑 reading is named by its book, and under --simplified
+    neither the 斷 nor the 異說 leaves a traditional character."""
+    args = ("cast", "--at", "1997-12-31 20:00", "--tz", "Asia/Shanghai", "--matter", "天時", "--lang", "en")
+    text = output(*args)
+    assert "Judgement (斷): matter 天時 (weather)" in text and "the 吉 spirit 天解 falls on 戌" in text
+    assert not re.search(r"\ban? [\u3400-\u9fff]+ spirit", text) and "seed 000" not in text
+    assert "⚠ 三刑 (《福山堂》's four chains) → 三刑辰" in text
+    for lang in ("en", "zh"):
+        text = output(*args[:-1], lang, "--simplified")
+        assert traditional_only(text) == set() and ("断" in text and "异说" in text if lang == "zh" else "(断)" in text)

