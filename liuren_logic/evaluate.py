@@ -29,6 +29,7 @@ recursive stratum, firings found in recursion; numbers by
 """
 from __future__ import annotations
 
+import re
 from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
 from itertools import compress, repeat
@@ -52,12 +53,17 @@ class Limits:
     tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
     rounds: int = 10_000  # rounds of one recursive stratum
     firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
+    bindings: int = 8_000_000  # bindings one step of a body builds (counted before they are built)
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
 SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program (_Body): the most
 # measured is 660 (a pattern rule, after the 720 day charts and a year of dated charts every 3 hours)
 SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
+
+
+class BindingLimit(Exception):
+    """A step of a body would build more bindings than the store's budget (the rule is named by the caller)."""
 
 
 class _Store:
@@ -72,6 +78,8 @@ class _Store:
     Once evaluated and their rows untracked, relations are settled (:meth:`settle`): the
     collector then does not walk them at all.
     """
+
+    budget = Limits.bindings  # bindings one step of a body may build over this store (_Body.extend)
 
     def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset(),
                  asked: "dict | None" = None):
@@ -293,6 +301,7 @@ class _Body:
         self.slots: dict[str, int] = {name: slot for slot, name in enumerate(given)}  # bound before the body
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
+        self.literals = body
         self.ops = []
         self.places: list[int] = []  # body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
@@ -383,7 +392,7 @@ class _Body:
     def extend(self, bindings: Collection, store: _Store, values: dict,
                delta: "_Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
-        for op in self.ops:
+        for number, op in enumerate(self.ops):
             kind = op[0]
             if kind == "segment":
                 _, inner, key, width, memo = op
@@ -397,11 +406,15 @@ class _Body:
                         memo.update(tails)
                     else:  # a full memo: the new starts' tails for this run only, in a plain dict
                         table = {**memo, **tails}
+                self._within(number, sum(map(len, map(table.__getitem__, keys))), store)
                 out = [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
             elif kind == "scan":
                 rows = (delta if op[5] else store).rows(op[1])
-                out = rows if bindings == [()] else [b + t for b in bindings for t in rows]  # the relation's
-                # set itself: bindings are read, never changed
+                if bindings == [()]:
+                    out = rows  # the relation's set itself: bindings are read, never changed
+                else:
+                    self._within(number, len(bindings) * len(rows), store)
+                    out = [b + t for b in bindings for t in rows]
             elif kind == "member":
                 rows = (delta if op[5] else store).rows(op[1])
                 out = list(compress(bindings, map(rows.__contains__, op[4](bindings))))
@@ -417,10 +430,14 @@ class _Body:
                     out = list(compress(bindings, map(table.__contains__, map(key, bindings))))
                 elif not positions:
                     tails = table.get((), ())
+                    if bindings != [()]:
+                        self._within(number, len(bindings) * len(tails), store)
                     out = tails if bindings == [()] else [b + t for b in bindings for t in tails]
                 elif one:  # a key per row: at most one tail a binding
                     out = [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
                 else:
+                    if len(bindings) * len((delta if from_delta else store).rows(pred)) > store.budget:  # may be past it
+                        self._within(number, sum(map(len, map(table.get, map(key, bindings), repeat(())))), store)
                     out = [b + t for b, tails in zip(bindings, map(table.get, map(key, bindings), repeat(())))
                            for t in tails]
             elif kind == "assign":
@@ -445,6 +462,14 @@ class _Body:
             if not bindings:
                 break
         return bindings
+
+
+    def _within(self, number: int, size: int, store: _Store) -> None:
+        """Raise :class:`BindingLimit` if operation ``number`` would build ``size`` bindings, past the store's budget."""
+        if size > store.budget:
+            literal = re.sub(r"_\d+·", "_", str(self.literals[self.places.index(number)]))  # as written
+            raise BindingLimit(f"{literal} would make {size} bindings, past the limit of {store.budget} "
+                               "bindings built in one step of a body")
 
 
 def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
@@ -724,7 +749,7 @@ class _Rule:
         ``ALL`` when the aggregate has none, as the pyDatalog engine's helper holds it."""
         helpers, values = [], {}
         for agg, (body, reorder) in self.inner:
-            rows = list(map(reorder, body.run(store, {})))
+            rows = list(map(reorder, self.run(body, store, {})))
             groups = defaultdict(set)
             width = len(agg.group)
             term = (agg.group + agg.inner).index(agg.literal.term.name)
@@ -740,7 +765,7 @@ class _Rule:
         limit an :class:`EvaluationLimit` naming the rule."""
         try:
             return body.run(store, values, delta, given)
-        except IntegerLimit as error:
+        except (IntegerLimit, BindingLimit) as error:
             raise EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})") from None
 
 
@@ -922,6 +947,7 @@ class Materialisation:
             self.plan = kb.prepared.plan(lambda: _Plan(kb))  # one for every session of the program
             self.store = _Store(asked=self.plan.asked)
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
+            self.store.budget = self.limits.bindings
             if static is None:
                 for (pred, args) in self.origins:
                     self.store.add(pred, [args])
@@ -935,6 +961,7 @@ class Materialisation:
             self.plan = base.plan
             self.store = _Store(base.store, twin.store if twin else None, shared)
             self.origins = ChainMap({}, base.origins)
+        self.store.budget = self.limits.bindings
 
     def static_state(self) -> dict:
         """What this materialisation holds of its own, as plain data (relation → rows), for ``static``."""
