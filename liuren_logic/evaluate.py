@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections import ChainMap, Counter, defaultdict, deque
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from math import prod
 from operator import itemgetter, not_
 from types import MappingProxyType
@@ -1088,9 +1088,10 @@ class Materialisation:
                 raise EvaluationLimit(rule.compiled.rule, f"{rule.compiled.fire} grew past the limit of "
                                       f"{self.limits.firings} firings found in recursion")
             pred = rule.compiled.rule.head.pred
-            fresh = set(rule.heads(fires))  # as a set at once: firings repeat heads many times over
+            # the heads not held yet, as a set at once (firings repeat heads many times over): a probe per
+            # firing, not a pass over the whole relation, so that a round costs what it found
+            fresh = set(filterfalse(self.store.rows(pred).__contains__, rule.heads(fires)))
             del fires
-            fresh.difference_update(self.store.rows(pred))
             if fresh:
                 new.setdefault(pred, ((rule, pred), set()))[1].update(fresh)
         for pred, ((rule, _), rows) in new.items():

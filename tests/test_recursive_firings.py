@@ -99,3 +99,26 @@ def test_only_kept_tuples_count_and_firings_found_are_bounded_naming_the_rule():
     with pytest.raises(EvaluationLimit, match=r"rule t\.6 \(t\.dl:6:1\): Fire_1 grew past the limit of 20 "
                                               r"firings found in recursion"):
         Materialisation(load(text), limits=Limits(firings=20))
+
+
+def test_a_semi_naive_round_reads_what_is_new_not_the_whole_relation(monkeypatch):
+    """A chain's closure: the rows of t read over all rounds stay within a few times t's final size
+    (a pass over the whole relation each round would read about a third of the rounds times it)."""
+    from liuren_logic import evaluate
+
+    read = []
+
+    class Watched(dict):
+        def __iter__(self):
+            read.append(len(self))
+            return super().__iter__()
+
+    rows = evaluate._Store.rows
+    monkeypatch.setattr(evaluate._Store, "rows", lambda store, pred: Watched(rows(store, pred)) if pred == "t"
+                        else rows(store, pred))
+    edges = 60
+    text = ("@pred e(x: int, y: int).\n@pred t(x: int, y: int).\n" + " ".join(f"e({i}, {i + 1})." for i in range(edges))
+            + "\nt(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n")
+    closure = Materialisation(load(text)).query("t", [None, None])
+    assert len(closure) == edges * (edges + 1) // 2
+    assert sum(read) <= 3 * len(closure), sum(read)
