@@ -755,8 +755,11 @@ class _Rule:
             term = (agg.group + agg.inner).index(agg.literal.term.name)
             for row in rows:
                 groups[row[:width]].add(row[term])
-            values[agg.helper] = {_group_key(group): aggregate(agg.literal.func, terms)
-                                  for group, terms in groups.items()}
+            try:
+                values[agg.helper] = {_group_key(group): aggregate(agg.literal.func, terms)
+                                      for group, terms in groups.items()}
+            except IntegerLimit as error:
+                raise self._past(error) from None
             helpers.append((agg, rows if width else [(ALL, *row) for row in rows]))
         return helpers, values
 
@@ -766,7 +769,11 @@ class _Rule:
         try:
             return body.run(store, values, delta, given)
         except (IntegerLimit, BindingLimit) as error:
-            raise EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})") from None
+            raise self._past(error) from None
+
+    def _past(self, error: Exception) -> EvaluationLimit:
+        """A limit met while deriving this rule, as the :class:`EvaluationLimit` naming it."""
+        return EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})")
 
 
 def _constants(compiled: CompiledRule) -> Iterable[tuple[str, tuple]]:

@@ -201,6 +201,18 @@ def test_a_rule_that_never_ends_stops_the_cast_with_one_line_naming_it(tmp_path,
     assert "\n" not in err and "rule n.3" in err and "n keeps growing: no fixpoint after 10000 rounds" in err
 
 
+def test_a_sum_is_bounded_as_arithmetic_is_naming_the_rule():
+    """Each number within 2**63, their sum not: the rule stops, as arithmetic past the bound does."""
+    big = 2 ** 62
+    text = (f"@pred n(x: int).\n@pred total(s: int).\nn({big}). n({big + 1}).\n"
+            "total(S) :- S = sum X : { n(X) }.\n")
+    with pytest.raises(EvaluationLimit, match=r"rule t\.4 \(t\.dl:4:1\): the sum of 2 numbers is larger than "
+                                              r"2\*\*63 \(deriving total\)"):
+        Materialisation(KnowledgeBase(check([parse(text, "t.dl")])))
+    within = text.replace(f"n({big + 1}).", f"n({-big}).")
+    assert Materialisation(KnowledgeBase(check([parse(within, "t.dl")]))).query("total", [None]) == [(0,)]
+
+
 def test_a_join_is_bounded_by_the_bindings_it_would_build_before_building_them():
     """Counted before a step builds them: a product past the budget stops naming the rule and the literal."""
     text = ("@pred n(x: int).\n@pred one(x: int).\n@pred two(x: int, y: int, z: int).\n" +
