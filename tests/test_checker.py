@@ -242,6 +242,38 @@ def test_a_product_past_the_bindings_budget_stops_the_cast_in_one_line(tmp_path,
         f"{Limits().bindings} bindings" in err
 
 
+def test_recursive_atoms_come_from_one_pass_over_the_graph_for_every_rule(monkeypatch):
+    """kb check near-linear in rules: the groups of mutually recursive relations are found once,
+    not a search of the graph per atom (a chain of 10,000 rules took minutes so)."""
+    from liuren_logic import checker
+    from liuren_logic.checker import recursive_atoms
+
+    rules = 300
+    text = "".join(f"@pred p{i}(x: int).\n" for i in range(rules + 1)) + f"p{rules}(1).\n" + \
+        "".join(f"p{i}(X) :- p{i + 1}(X).\n" for i in range(rules)) + "p7(X) :- p3(X), X = X + 1.\n"
+    passes = []
+    components = checker.components
+    monkeypatch.setattr(checker, "components", lambda graph: passes.append(1) or components(graph))
+    program = check([parse(text, "t.dl")])
+    found = warnings(program)
+    assert len(passes) == 1
+    assert [str(p.position) for p in found] == [f"t.dl:{2 * rules + 3}:17"]  # p3 … p7 recurse through the last rule
+    recursive = [(rule.head.pred, [a.pred for a in recursive_atoms(program, rule)]) for rule in program.rules if rule.body]
+    assert recursive[2:9] == [("p2", []), ("p3", ["p4"]), ("p4", ["p5"]), ("p5", ["p6"]), ("p6", ["p7"]),
+                              ("p7", []), ("p8", [])] and recursive[-1] == ("p7", ["p3"])
+
+
+def test_kb_check_prints_fifty_problems_then_counts_the_rest(tmp_path, capsys):
+    from liuren_logic.cli import main
+
+    path = tmp_path / "many.dl"
+    path.write_text("@pred q(x: int).\n" + "".join(f"q({i}, 1).\n" for i in range(60)), "utf-8")
+    assert main(["kb", "check", "--alone", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count(f"{path}:") == 50 and f"{path}:51:1" in err and f"{path}:52:1" not in err
+    assert err.strip().splitlines()[-2:] == ["… and 10 more problems", "60 problems found"]
+
+
 def test_a_line_with_many_problems_is_echoed_once_with_a_caret_under_each():
     """300 wrong-arity facts on one line: 300 located messages, the line shown once."""
     line = " ".join("e(子)." for _ in range(300))
