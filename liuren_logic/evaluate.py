@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections import ChainMap, Counter, defaultdict, deque
+from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import compress, filterfalse, repeat
 from math import prod
@@ -42,6 +43,7 @@ from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
 from .engine import KnowledgeBase, Pattern, Value
 from .memo import Memo
+from .passes import ALL as ALL_PASSES, Passes
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 from .snapshot import collected_young, collection_paused
 
@@ -297,11 +299,12 @@ class _Body:
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = (),
-                 fixed: frozenset = frozenset()):
+                 fixed: frozenset = frozenset(), memo: bool = True):
         self.slots: dict[str, int] = {name: slot for slot, name in enumerate(given)}  # bound before the body
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.literals = body
+        self.memo = memo  # whether a segment keeps its tails for later runs
         self.ops = []
         self.places: list[int] = []  # body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
@@ -328,7 +331,7 @@ class _Body:
         names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
                        key=self.slots.__getitem__)
         return ("segment", _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
-                len(names), {})
+                len(names), {} if self.memo else None)
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -397,15 +400,15 @@ class _Body:
             if kind == "segment":
                 _, inner, key, width, memo = op
                 keys = list(map(key, bindings))
-                starts = [start for start in dict.fromkeys(keys) if start not in memo]
-                table = memo
+                table = {} if memo is None else memo
+                starts = [start for start in dict.fromkeys(keys) if start not in table]
                 if starts:
                     found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
                     tails = _by_start(found, width, starts)
-                    if len(memo) + len(tails) <= SEGMENT_MEMO:
+                    if memo is not None and len(memo) + len(tails) <= SEGMENT_MEMO:
                         memo.update(tails)
-                    else:  # a full memo: the new starts' tails for this run only, in a plain dict
-                        table = {**memo, **tails}
+                    else:  # no memo, or a full one: the new starts' tails for this run only, in a plain dict
+                        table = {**table, **tails}
                 self._within(number, sum(map(len, map(table.__getitem__, keys))), store)
                 out = [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
             elif kind == "scan":
@@ -641,8 +644,10 @@ class _Rule:
     relations it reads (:meth:`planned`); its fire tuples, when asked, in its own.
     """
 
-    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset()):
+    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset(),
+                 passes: Passes = ALL_PASSES):
         self.compiled = compiled
+        self.passes = passes
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.stratum = stratum  # the relations of its recursive stratum (none outside recursion)
         self.fixed = fixed  # the chart-independent relations, which segments read (_Body)
@@ -659,17 +664,22 @@ class _Rule:
             return self.moves
         if name not in _PREPARED:
             raise AttributeError(name)
-        compiled, fixed = self.compiled, self.fixed
-        body = _Body(compiled.body, compiled.aggregates, fixed=fixed)
+        compiled = self.compiled
+        body = self._body(compiled.body, compiled.aggregates)
         inner = []  # (aggregate, (its body, the helper row of a binding))
         for agg in compiled.aggregates.values():
-            inside = _Body(agg.context + agg.body, {}, fixed=fixed)
+            inside = self._body(agg.context + agg.body, {})
             inner.append((agg, (inside, _row_reader([inside.slots[n] for n in agg.group + agg.inner]))))
         self.__dict__.update(  # all at once: a thread reading them meanwhile prepares its own
             body=body, inner=inner, heads=_heads_function(compiled.rule.head.args, body.slots),
-            deltas=[_Body(compiled.body, compiled.aggregates, k, fixed=fixed) for k, literal in enumerate(compiled.body)
+            deltas=[self._body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
                     if isinstance(literal, S.Atom) and literal.pred in self.stratum])
         return self.__dict__[name]
+
+    def _body(self, literals: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()) -> _Body:
+        """A body of this rule prepared with the passes it is evaluated with."""
+        return _Body(literals, aggregates, delta, given, self.fixed if self.passes.segments else frozenset(),
+                     self.passes.memo)
 
     def planned(self, store: _Store) -> tuple[_Body, Callable]:
         """The body to derive this rule's heads over the store with (its own order, or one with the
@@ -694,7 +704,7 @@ class _Rule:
                 at = order.index(before)
                 order[at:at] = moved
             literals = schedule([self.compiled.body[k] for k in order], set())
-            body = _Body(literals, self.compiled.aggregates, fixed=self.fixed)
+            body = self._body(literals, self.compiled.aggregates)
             self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots), literals
         return self._orders[made]
 
@@ -738,7 +748,7 @@ class _Rule:
         fire relation's order): its body run with the pattern's values bound before it."""
         names = tuple(name for name, value in zip(self.body.slots, pattern) if value is not None)
         if names not in self._bound:
-            body = _Body(self.compiled.body, self.compiled.aggregates, given=names, fixed=self.fixed)
+            body = self._body(self.compiled.body, self.compiled.aggregates, given=names)
             self._bound[names] = body, _row_reader([body.slots[name] for name in self.body.slots])
         body, reorder = self._bound[names]
         return list(map(reorder, self.run(body, store, values, given=tuple(v for v in pattern if v is not None))))
@@ -798,13 +808,13 @@ class _Plan:
     relation's positions the constants rules read there (:meth:`_Store._holding`).
     """
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES):
         moving, graph = kb.program.moving(), kb.program.dependencies
         fixed = frozenset(kb.program.preds) - moving
         self.static, self.dynamic = [], []
         for members, recursive in kb.program.strata():
             stratum = frozenset(members) if recursive else frozenset()
-            rules = [_Rule(c, stratum, fixed) for pred in members for c in kb.rules_for.get(pred, ())]
+            rules = [_Rule(c, stratum, fixed, passes) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
         asked = defaultdict(set)
@@ -926,13 +936,15 @@ class Materialisation:
     """
 
     def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits(),
-                 static: "dict | None" = None, twin: "Materialisation | None" = None, shared: frozenset = frozenset()):
+                 static: "dict | None" = None, twin: "Materialisation | None" = None, shared: frozenset = frozenset(),
+                 passes: Passes = ALL_PASSES):
         self.kb = kb
         self.program = kb.program
         self.rules_for = kb.rules_for
         self.name = kb.name
         self.school = kb.school
         self.limits = base.limits if base else limits
+        self.passes = base.passes if base else passes  # the optimisations it makes (passes.py)
         self.base = base
         self.twin, self.shared = twin, shared
         self.added = 0
@@ -949,16 +961,17 @@ class Materialisation:
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         self._unread: "Counter | None" = None  # a batch that plans: relation → the strata left that read it
-        self.planning = True  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
+        self.planning = self.passes.join_order  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
         if base is None:
-            self.plan = kb.prepared.plan(lambda: _Plan(kb))  # one for every session of the program
+            # one for every session of the program (made again for other passes: a test's)
+            self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
             self.store = _Store(asked=self.plan.asked)
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
             self.store.budget = self.limits.bindings
             if static is None:
                 for (pred, args) in self.origins:
                     self.store.add(pred, [args])
-                with collection_paused():
+                with self._paused():
                     for rules, recursive in self.plan.static:
                         self._stratum(rules, recursive)
             else:
@@ -969,6 +982,10 @@ class Materialisation:
             self.store = _Store(base.store, twin.store if twin else None, shared)
             self.origins = ChainMap({}, base.origins)
         self.store.budget = self.limits.bindings
+
+    def _paused(self):
+        """The collector paused while this materialisation works (the collector pass), or left as it is."""
+        return collection_paused() if self.passes.collector else nullcontext()
 
     def static_state(self) -> dict:
         """What this materialisation holds of its own, as plain data (relation → rows), for ``static``."""
@@ -1001,8 +1018,9 @@ class Materialisation:
             if pred not in shared:
                 batch.store.add(pred, rows)
         batch._pending = set(range(len(self.plan.dynamic)))
-        batch.planning = max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts' tables cost less than planning
-        batch._unread = Counter(self.plan.readers) if batch.planning else None
+        batch.planning = self.planning and max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts'
+        # tables cost less than planning
+        batch._unread = Counter(self.plan.readers) if batch.planning and self.passes.collector else None
         return batch
 
     def _alike_with(self, other: "Materialisation") -> frozenset:
@@ -1024,7 +1042,7 @@ class Materialisation:
         """Evaluate these dynamic strata, in this order (each after those it reads)."""
         if not indexes:
             return
-        with collection_paused():  # the evaluation makes no cycles: collecting would only walk its tuples
+        with self._paused():  # the evaluation makes no cycles: collecting would only walk its tuples
             for index in indexes:
                 rules, recursive = self.plan.dynamic[index]
                 if self.shared:
@@ -1037,7 +1055,8 @@ class Materialisation:
                 self._pending.discard(index)
                 if self._unread is not None:
                     self._forget_read(index)
-            if collected_young():  # the rows it made are untracked now: settled, they are not walked again
+            if self.passes.collector and collected_young():  # the rows it made are untracked now: settled,
+                # they are not walked again
                 self.store.settle()
 
     def _forget_read(self, index: int) -> None:
@@ -1051,6 +1070,8 @@ class Materialisation:
                 self.store.forget(pred)
 
     def _stratum(self, rules: list, recursive: bool) -> None:
+        """Evaluate one stratum over the lower ones: its aggregates first (they read only lower
+        strata), then each rule once, or, in recursion, semi-naively (:meth:`_semi_naive`)."""
         values = {}
         for rule in rules:
             values[rule] = {}
@@ -1058,15 +1079,21 @@ class Materialisation:
                 helpers, values[rule] = rule.aggregates(self.store)
                 for agg, rows in helpers:
                     self._add(rule, agg.helper, rows)
-        if not recursive:
-            for rule in rules:
-                body, heads = rule.planned(self.store) if self.planning else (rule.body, rule.heads)
-                fires = rule.run(body, self.store, values[rule])
-                if fires:  # a rule that fires nowhere leaves its relations as they are
-                    self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
-                    self._unfire(rule, values[rule])
-                    self._add(rule, rule.compiled.rule.head.pred, heads(fires))
+        if recursive:
+            self._semi_naive(rules, values)
             return
+        for rule in rules:
+            body, heads = rule.planned(self.store) if self.planning else (rule.body, rule.heads)
+            fires = rule.run(body, self.store, values[rule])
+            if fires:  # a rule that fires nowhere leaves its relations as they are
+                self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
+                self._unfire(rule, values[rule])
+                self._add(rule, rule.compiled.rule.head.pred, heads(fires))
+
+    def _semi_naive(self, rules: list, values: dict) -> None:
+        """The fixpoint of a recursive stratum: a first round fires every rule's whole body; each
+        later round only the bodies that read one atom of the stratum from the tuples the round
+        before added (``changes``), until a round adds none."""
         for rule in rules:
             self._unfire(rule, values[rule])
         delta = self._round(values, [(rule, rule.body) for rule in rules], None)
@@ -1192,7 +1219,7 @@ class Materialisation:
         return self.grouped[pred]
 
     def _group(self, pred: str) -> "MappingProxyType[Value, tuple]":
-        with collection_paused():  # what evaluating and grouping make has no cycles: one collection after
+        with self._paused():  # what evaluating and grouping make has no cycles: one collection after
             self._ensure(pred)
             if pred in self.shared and pred not in self.store.relations:
                 return self.twin.by_chart(pred)
@@ -1210,7 +1237,7 @@ class Materialisation:
         distinct row. Kept under ``name``, which names what ``order`` and ``make`` do."""
         found = self._views.get(name)
         if found is None:
-            with collection_paused():
+            with self._paused():
                 found = self._views[name] = MappingProxyType(_by_first(self._rests[pred], order, make))
         return found
 
