@@ -9,8 +9,8 @@ tuples, so a chart's conclusions and its derivations are lookups. It answers the
 relations included), so the explainer works over either; the tests check that both
 engines agree.
 
-Each body literal is prepared once as an operation over a binding (a list of values in
-the order the body binds its variables): a join through a hash index, a negation (an
+Each body literal is prepared once as an operation over bindings (tuples of values in
+the order the body binds its variables; :mod:`~liuren_logic.operations`, a class each): a join through a hash index, a negation (an
 index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
 or an aggregate lookup; a run of literals over chart-independent relations is one operation,
 computed once for each distinct case the bindings bring to it (a segment). Values mean what
@@ -29,16 +29,16 @@ recursive stratum, firings found in recursion; numbers by
 """
 from __future__ import annotations
 
-import re
 from collections import ChainMap, Counter, defaultdict, deque
 from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import compress, filterfalse, repeat
 from math import prod
-from operator import itemgetter, not_
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Callable, Collection, Iterable, Optional, Sequence
 
+from . import operations as O
 from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
 from .engine import KnowledgeBase, Pattern, Value
@@ -59,13 +59,7 @@ class Limits:
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
-SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program (_Body): the most
-# measured is 660 (a pattern rule, after the 720 day charts and a year of dated charts every 3 hours)
 SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
-
-
-class BindingLimit(Exception):
-    """A step of a body would build more bindings than the store's budget (the rule is named by the caller)."""
 
 
 class _Store:
@@ -318,20 +312,20 @@ class _Body:
                 end = position + 1
             else:
                 self.ops.append(self._segment(body[position:end], bound))
-                new = list(self.ops[-1][1].slots)[self.ops[-1][3]:]  # what the segment's body binds, in order
+                new = list(self.ops[-1].inner.slots)[self.ops[-1].width:]  # what the segment's body binds, in order
             self.places += [len(self.ops) - 1] * (end - position)
             for name in new:
                 self.slots[name] = len(self.slots)
             bound.update(new)
             position = end
 
-    def _segment(self, part: Sequence, bound: set[str]) -> tuple:
+    def _segment(self, part: Sequence, bound: set[str]) -> O.Segment:
         """A segment's operation: its body, bound first in the variables it reads of ``bound``
         (in slot order), and the key reading their values from a binding."""
         names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
                        key=self.slots.__getitem__)
-        return ("segment", _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
-                len(names), {} if self.memo else None)
+        return O.Segment(part[0], _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
+                         len(names), {} if self.memo else None)
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -345,45 +339,46 @@ class _Body:
                 slots.append(self.slots[arg.name])
         return tuple(consts), tuple(positions), tuple(slots)
 
-    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[tuple, list[str]]:
+    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[O.Operation, list[str]]:
         """A literal's operation, and the variables it binds, in the order it binds them."""
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
             outputs, checks = _unbound(literal.args, positions + tuple(p for p, _ in consts))
-            kind = "join" if outputs else "semijoin"
+            kind = O.Join if outputs else O.SemiJoin
             rows = _rows_function(literal.args, consts, key_slots) if not outputs else None
             if rows is not None:
-                kind = "member"  # every argument bound or a constant: a row of the relation, looked up in it
+                kind = O.Member  # every argument bound or a constant: a row of the relation, looked up in it
             whole = outputs == list(range(len(literal.args)))  # a scan: the rows themselves
             if whole and outputs:
-                kind = "scan"  # read from the relation itself, not from a copy in a table
-            return (kind, literal.pred, positions, (literal.pred, positions, consts, None if whole else tuple(outputs),
-                    checks), rows or _key_function(key_slots), delta), [literal.args[p].name for p in outputs]
+                kind = O.Scan  # read from the relation itself, not from a copy in a table
+            spec = (literal.pred, positions, consts, None if whole else tuple(outputs), checks)
+            return kind(literal, literal.pred, spec, rows or _key_function(key_slots), delta), \
+                [literal.args[p].name for p in outputs]
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             rows = _rows_function(literal.atom.args, consts, key_slots)
-            return ("absent" if rows else "not", literal.atom.pred, positions,
-                    (literal.atom.pred, positions, consts, (), checks), rows or _key_function(key_slots), False), []
+            return (O.Absent if rows else O.Not)(literal, literal.atom.pred, (literal.atom.pred, positions, consts, (), checks),
+                                                 rows or _key_function(key_slots)), []
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return ("assign", _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
+                return O.Assign(literal, _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
                     [target]
             left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
 
             def test(binding):
                 x, y = left(binding), right(binding)
                 return x is not None and y is not None and compare(op, x, y)
-            return ("test", _per_case(test, names, slots)), []
+            return O.Test(literal, _per_case(test, names, slots)), []
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
-        return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
-                bound_slot), [] if result in bound else [result]
+        return O.Aggregate(literal, agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
+                           bound_slot), [] if result in bound else [result]
 
     def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> Collection[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
@@ -395,84 +390,11 @@ class _Body:
     def extend(self, bindings: Collection, store: _Store, values: dict,
                delta: "_Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
-        for number, op in enumerate(self.ops):
-            kind = op[0]
-            if kind == "segment":
-                _, inner, key, width, memo = op
-                keys = list(map(key, bindings))
-                table = {} if memo is None else memo
-                starts = [start for start in dict.fromkeys(keys) if start not in table]
-                if starts:
-                    found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
-                    tails = _by_start(found, width, starts)
-                    if memo is not None and len(memo) + len(tails) <= SEGMENT_MEMO:
-                        memo.update(tails)
-                    else:  # no memo, or a full one: the new starts' tails for this run only, in a plain dict
-                        table = {**table, **tails}
-                self._within(number, sum(map(len, map(table.__getitem__, keys))), store)
-                out = [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
-            elif kind == "scan":
-                rows = (delta if op[5] else store).rows(op[1])
-                if bindings == [()]:
-                    out = rows  # the relation's set itself: bindings are read, never changed
-                else:
-                    self._within(number, len(bindings) * len(rows), store)
-                    out = [b + t for b in bindings for t in rows]
-            elif kind == "member":
-                rows = (delta if op[5] else store).rows(op[1])
-                out = list(compress(bindings, map(rows.__contains__, op[4](bindings))))
-            elif kind == "absent":
-                rows = store.rows(op[1])
-                out = list(compress(bindings, map(not_, map(rows.__contains__, op[4](bindings)))))
-            elif kind in ("join", "semijoin", "not"):
-                _, pred, positions, spec, key, from_delta = op
-                table, one = (delta if from_delta else store).table(spec)
-                if kind == "not":
-                    out = list(compress(bindings, map(not_, map(table.__contains__, map(key, bindings)))))
-                elif kind == "semijoin":
-                    out = list(compress(bindings, map(table.__contains__, map(key, bindings))))
-                elif not positions:
-                    tails = table.get((), ())
-                    if bindings != [()]:
-                        self._within(number, len(bindings) * len(tails), store)
-                    out = tails if bindings == [()] else [b + t for b in bindings for t in tails]
-                elif one:  # a key per row: at most one tail a binding
-                    out = [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
-                else:
-                    if len(bindings) * len((delta if from_delta else store).rows(pred)) > store.budget:  # may be past it
-                        self._within(number, sum(map(len, map(table.get, map(key, bindings), repeat(())))), store)
-                    out = [b + t for b, tails in zip(bindings, map(table.get, map(key, bindings), repeat(())))
-                           for t in tails]
-            elif kind == "assign":
-                keys, computed = op[1](bindings)
-                out = [b + (v,) for b, v in zip(bindings, map(computed.__getitem__, keys)) if v is not None]
-            elif kind == "test":
-                keys, passed = op[1](bindings)
-                out = list(compress(bindings, map(passed.__getitem__, keys)))
-            else:
-                _, helper, count, group, bound_slot = op
-                table = values[helper]
-                out = []
-                for binding in bindings:
-                    value = table.get(group(binding), 0 if count else None)
-                    if value is None:
-                        continue
-                    if bound_slot is None:
-                        out.append(binding + (value,))
-                    elif binding[bound_slot] == value:
-                        out.append(binding)
-            bindings = out
+        for op in self.ops:
+            bindings = op.apply(bindings, store, values, delta)
             if not bindings:
                 break
         return bindings
-
-
-    def _within(self, number: int, size: int, store: _Store) -> None:
-        """Raise :class:`BindingLimit` if operation ``number`` would build ``size`` bindings, past the store's budget."""
-        if size > store.budget:
-            literal = re.sub(r"_\d+·", "_", str(self.literals[self.places.index(number)]))  # as written
-            raise BindingLimit(f"{literal} would make {size} bindings, past the limit of {store.budget} "
-                               "bindings built in one step of a body")
 
 
 def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
@@ -492,23 +414,6 @@ def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
             ends[start] = position
         start = None
     return ends
-
-
-def _by_start(found: Sequence, width: int, starts: list) -> dict:
-    """A segment's complete bindings (each one of ``starts``, its first ``width`` values as a key
-    reads them, then what the segment binds) as each start's tails, in a tuple (``()`` for a start
-    with none): the bindings of a start come together, in the order of ``starts``."""
-    if not width:
-        return {(): tuple(found)}
-    cut = itemgetter(0) if width == 1 else itemgetter(slice(0, width))
-    rest = list(map(itemgetter(slice(width, None)), found))
-    counts = Counter(map(cut, found))
-    table, at = {}, 0
-    for start in starts:
-        n = counts.get(start, 0)
-        table[start] = tuple(rest[at:at + n])
-        at += n
-    return table
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
@@ -732,11 +637,11 @@ class _Rule:
                 return False
             if len(moved) == 1:  # a probe of one table a row: the table the move needs must be built
                 ordered, _, literals = self._order((move,))
-                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]][3]):
+                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]].spec):
                     return False
             return SMALLER * prod(map(size, atoms)) < size(before)
         spared = before if kind == "lookup" else moved[0]
-        if store.built(self.body.ops[self.body.places[spared]][3]):
+        if store.built(self.body.ops[self.body.places[spared]].spec):
             return False
         if kind == "smaller":
             return size(moved[0]) > SMALLER * size(before) > 0
@@ -778,7 +683,7 @@ class _Rule:
         limit an :class:`EvaluationLimit` naming the rule."""
         try:
             return body.run(store, values, delta, given)
-        except (IntegerLimit, BindingLimit) as error:
+        except (IntegerLimit, O.BindingLimit) as error:
             raise self._past(error) from None
 
     def _past(self, error: Exception) -> EvaluationLimit:

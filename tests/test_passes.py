@@ -34,9 +34,9 @@ def test_the_720_chart_table_is_the_same_with_every_pass_and_with_none():
     assert len(facts) >= 720 * 3 and source.planning  # a batch that plans: join orders are chosen
     optimised = batch(session._kb, facts, ALL)
     plain = batch(session._kb, facts, NONE)
-    assert not plain.planning and all(op[0] != "segment" for stratum, _ in plain.plan.dynamic for rule in stratum
+    assert not plain.planning and all(op.kind != "segment" for stratum, _ in plain.plan.dynamic for rule in stratum
                                       for op in rule.body.ops)
-    assert any(op[0] == "segment" for stratum, _ in optimised.plan.dynamic for rule in stratum for op in rule.body.ops)
+    assert any(op.kind == "segment" for stratum, _ in optimised.plan.dynamic for rule in stratum for op in rule.body.ops)
     assert everything(optimised) == everything(plain)
 
 
@@ -94,5 +94,5 @@ def test_random_programs_are_the_same_with_every_pass_and_with_none(rules, f, g,
     optimised = batch(kb, facts, ALL)
     assert optimised.planning == (len(e) >= PLAN_FROM)
     if RULES[0] in rules:  # f, g after e: one segment
-        assert any(op[0] == "segment" for stratum, _ in optimised.plan.dynamic for rule in stratum for op in rule.body.ops)
+        assert any(op.kind == "segment" for stratum, _ in optimised.plan.dynamic for rule in stratum for op in rule.body.ops)
     assert everything(batch(kb, facts, NONE)) == everything(optimised)
