@@ -29,10 +29,10 @@ recursive stratum, firings found in recursion; numbers by
 """
 from __future__ import annotations
 
-from collections import ChainMap, Counter, defaultdict, deque
+from collections import ChainMap, Counter, defaultdict
 from contextlib import nullcontext
 from dataclasses import dataclass
-from itertools import compress, filterfalse, repeat
+from itertools import filterfalse, repeat
 from math import prod
 from operator import itemgetter
 from types import MappingProxyType
@@ -46,6 +46,7 @@ from .memo import Memo
 from .passes import ALL as ALL_PASSES, Passes
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 from .snapshot import collected_young, collection_paused
+from .store import Store
 
 
 @dataclass(frozen=True)
@@ -62,169 +63,8 @@ PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a b
 SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
 
 
-class _Store:
-    """Relations as the keys of dicts (sets of tuples in the order they were added), with hash
-    indexes built on demand per bound-position pattern.
-
-    A store may sit on a parent (the chart-independent relations): it reads what it does
-    not hold from the parent and writes only to itself, copying a parent relation first.
-
-    A dict, not a set: the collector walks a relation's rows in its order, and in the order they
-    were made they lie in memory in turn, where a set's hash order costs it a cache miss a row.
-    Once evaluated and their rows untracked, relations are settled (:meth:`settle`): the
-    collector then does not walk them at all.
-    """
-
-    budget = Limits.bindings  # bindings one step of a body may build over this store (_Body.extend)
-
-    def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset(),
-                 asked: "dict | None" = None):
-        self.parent = parent
-        self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
-        # (relation, positions) → the constants the rules ask there (_Plan.asked): what a constant index holds
-        self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}
-        self.relations: dict[str, dict] = {}  # relation → its rows, as keys (values None)
-        self._settled: set[str] = set()  # the relations rebuilt since they last grew (settle)
-        # Few objects for the collector to walk: a batch keeps these for as long as its charts live.
-        self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table;
-        # (relation, positions) → constant index (_holding)
-        self._single: set[tuple] = set()  # the specs of the tables that hold one tail a key
-        self._kept: dict[str, tuple] = {}  # relation → the keys of its tables
-
-    def rows(self, pred: str) -> dict:
-        """A relation's rows, as the keys of a dict: to be read, not changed."""
-        if pred in self.relations:
-            return self.relations[pred]
-        if pred in self.shared:
-            return self.twin.rows(pred)
-        return self.parent.rows(pred) if self.parent else {}
-
-    def add(self, pred: str, rows: Iterable[tuple]) -> int:
-        """Add rows to a relation; how many were new."""
-        relation = self.relations.get(pred)
-        if relation is None:
-            relation = self.relations[pred] = dict.fromkeys(self.parent.rows(pred)) if self.parent else {}
-        before = len(relation)
-        if before:
-            relation.update(dict.fromkeys(rows))
-        else:  # most relations are added to once
-            relation = self.relations[pred] = dict.fromkeys(rows)
-        grew = len(relation) - before
-        if grew:
-            self._settled.discard(pred)
-            self.forget(pred)
-        return grew
-
-    def settle(self) -> None:
-        """Rebuild each relation that grew since it was last settled, once the collector has
-        untracked its rows (:func:`~liuren_logic.snapshot.collected_young` just ran): a dict
-        built of untracked rows is untracked, so that what a batch keeps is not walked again in
-        each collection (a set is always walked)."""
-        for pred in [pred for pred in self.relations if pred not in self._settled]:
-            self.relations[pred] = dict.fromkeys(self.relations[pred])
-        self._settled.update(self.relations)
-
-    def forget(self, pred: str) -> None:
-        """Drop the tables built here on a relation (built again if read)."""
-        for spec in self._kept.pop(pred, ()):
-            del self._tables[spec]
-            self._single.discard(spec)
-
-    def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
-        """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
-        ``positions``: the value itself for one position, a tuple for several, () for none."""
-        return self.table((pred, positions, consts, None, ()))[0]
-
-    def table(self, spec: tuple) -> tuple[dict, bool]:
-        """As :meth:`index` for ``spec`` = (relation, positions, consts, outputs, checks), but of each
-        row with equal values at each ``checks`` pair (p, q), only the values at ``outputs`` (a
-        tuple; the whole row for ``None``): what a join appends to a binding. With it, whether each
-        key has one tail, which the table then holds alone (not in a tuple; only with ``outputs``
-        and ``positions``)."""
-        found = self._tables.get(spec)
-        if found is not None:
-            return found, spec in self._single
-        pred, positions, consts, outputs, checks = spec
-        if pred not in self.relations:
-            if pred in self.shared:
-                return self.twin.table(spec)
-            if self.parent is not None:
-                return self.parent.table(spec)
-        if consts:
-            rows = self._holding(pred, consts)
-        else:
-            rows = self.rows(pred)
-        if checks:
-            rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
-        tails = _tails(rows, outputs)
-        one = False
-        if positions:
-            keys = list(map(itemgetter(*positions), rows))
-            if outputs is not None:
-                tails = list(tails)
-                table = dict(zip(keys, tails))
-                one = len(table) == len(keys)  # a key per row: a join reads its one tail
-            if not one:
-                table = _grouped(keys, tails)
-        else:
-            table = {(): tuple(tails)} if rows else {}
-        self._tables[spec] = table
-        if one:
-            self._single.add(spec)
-        self._keep(pred, spec)
-        return table, one
-
-    def built(self, spec: tuple) -> bool:
-        """Whether the table of ``spec`` is built already, where its relation is held."""
-        if spec in self._tables:
-            return True
-        pred = spec[0]
-        if pred not in self.relations:
-            if pred in self.shared:
-                return self.twin.built(spec)
-            if self.parent is not None:
-                return self.parent.built(spec)
-        return False
-
-    def _holding(self, pred: str, consts: tuple) -> Sequence[tuple]:
-        """The rows that hold the constants ``consts`` ((position, value)…): from an index over their
-        positions of only the rows holding constants the rules ask there (one pass, no grouping of
-        the rest), or for a constant no rule asks, a scan."""
-        where = tuple(p for p, _ in consts)
-        value = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
-        asked, get = self.asked.get((pred, where), frozenset()), itemgetter(*where)
-        if value not in asked:
-            return [row for row in self.rows(pred) if get(row) == value]
-        key = (pred, where)
-        index = self._tables.get(key)
-        if index is None:
-            rows = self.rows(pred)
-            held = list(compress(rows, map(asked.__contains__, map(get, rows))))
-            self._tables[key] = index = _grouped(map(get, held), held)
-            self._keep(pred, key)
-        return index.get(value, ())
-
-    def _keep(self, pred: str, spec: tuple) -> None:
-        """Note a table built on ``pred`` (a tuple of keys: one object the collector soon stops walking)."""
-        self._kept[pred] = self._kept.get(pred, ()) + (spec,)
-
-    def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
-        positions = tuple(i for i, v in enumerate(pattern) if v is not None)
-        if not positions:
-            return list(self.rows(pred))
-        key = pattern[positions[0]] if len(positions) == 1 else tuple(pattern[p] for p in positions)
-        return self.index(pred, positions).get(key, ())
-
-
-def _grouped(keys: Iterable, values: Iterable) -> dict:
-    """Each key's values, in order, in a tuple (the collector need not follow tuples); the loop in C."""
-    groups = defaultdict(list)
-    deque(map(list.append, map(groups.__getitem__, keys), values), maxlen=0)
-    return {key: tuple(found) for key, found in groups.items()}
-
-
 def _key_function(slots: tuple) -> Callable[[list], object]:
-    """Reads an index key from a binding, shaped as :meth:`_Store.index` keys its rows."""
+    """Reads an index key from a binding, shaped as :meth:`Store.index` keys its rows."""
     if not slots:
         return lambda binding: ()
     return itemgetter(*slots)
@@ -380,15 +220,15 @@ class _Body:
         return O.Aggregate(literal, agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
                            bound_slot), [] if result in bound else [result]
 
-    def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> Collection[tuple]:
+    def run(self, store: Store, values: dict, delta: "Store | None" = None, given: tuple = ()) -> Collection[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
         to be read, not changed (a body of one scan gives the relation's own set); ``values`` maps an
         aggregate (by its helper's name) to its group → value table, and the atom at position
         ``self.delta`` reads the ``delta`` store."""
         return self.extend([given], store, values, delta)
 
-    def extend(self, bindings: Collection, store: _Store, values: dict,
-               delta: "_Store | None" = None) -> Collection[tuple]:
+    def extend(self, bindings: Collection, store: Store, values: dict,
+               delta: "Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
         for op in self.ops:
             bindings = op.apply(bindings, store, values, delta)
@@ -429,19 +269,6 @@ def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
             first[arg.name] = position
             outputs.append(position)
     return outputs, tuple(checks)
-
-
-def _tails(rows, outputs: Optional[tuple]) -> Iterable[tuple]:
-    """Each row's values at ``outputs`` as a tuple (the whole row for ``None``), without a Python call per row."""
-    if outputs is None:
-        return rows
-    if not outputs:
-        return repeat((), len(rows))
-    if len(outputs) == 1:  # few distinct values (branches, stems): one tuple each
-        values = list(map(itemgetter(outputs[0]), rows))
-        return map({v: (v,) for v in set(values)}.__getitem__, values)
-    tails = list(map(itemgetter(*outputs), rows))
-    return map({}.setdefault, tails, tails)  # equal tails as one tuple: fewer objects to keep
 
 
 def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
@@ -586,7 +413,7 @@ class _Rule:
         return _Body(literals, aggregates, delta, given, self.fixed if self.passes.segments else frozenset(),
                      self.passes.memo)
 
-    def planned(self, store: _Store) -> tuple[_Body, Callable]:
+    def planned(self, store: Store) -> tuple[_Body, Callable]:
         """The body to derive this rule's heads over the store with (its own order, or one with the
         moves that pay for these relations' sizes, :func:`_moves`), and its heads reader. The order
         changes the order of binding, not the firings."""
@@ -613,7 +440,7 @@ class _Rule:
             self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots), literals
         return self._orders[made]
 
-    def _pays(self, move: tuple, store: _Store) -> bool:
+    def _pays(self, move: tuple, store: Store) -> bool:
         """Whether a move pays: the table it spares is not built yet, and reading instead costs less.
         A lookup reads the moved atom's rows for each binding that reaches the join, estimated as
         the smallest relation read before it: fewer than the join's rows. The smaller table makes
@@ -648,7 +475,7 @@ class _Rule:
         reaching = min((size(k) for k in range(before) if isinstance(body[k], S.Atom)), default=1)
         return 0 < size(moved[0]) * reaching < size(before)
 
-    def matching(self, store: _Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
+    def matching(self, store: Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
         """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
         fire relation's order): its body run with the pattern's values bound before it."""
         names = tuple(name for name, value in zip(self.body.slots, pattern) if value is not None)
@@ -658,7 +485,7 @@ class _Rule:
         body, reorder = self._bound[names]
         return list(map(reorder, self.run(body, store, values, given=tuple(v for v in pattern if v is not None))))
 
-    def aggregates(self, store: _Store) -> tuple[list, dict]:
+    def aggregates(self, store: Store) -> tuple[list, dict]:
         """(aggregate, helper rows) of each aggregate of this rule over the store, and each one's
         group → value table by its helper's name. A helper row is (group…, inner…), its group
         ``ALL`` when the aggregate has none, as the pyDatalog engine's helper holds it."""
@@ -678,7 +505,7 @@ class _Rule:
             helpers.append((agg, rows if width else [(ALL, *row) for row in rows]))
         return helpers, values
 
-    def run(self, body: _Body, store: _Store, values: dict, delta=None, given: tuple = ()) -> Collection[tuple]:
+    def run(self, body: _Body, store: Store, values: dict, delta=None, given: tuple = ()) -> Collection[tuple]:
         """The fire tuples of one body of this rule (:meth:`_Body.run`), arithmetic past the integer
         limit an :class:`EvaluationLimit` naming the rule."""
         try:
@@ -710,7 +537,7 @@ class _Plan:
     too) to the dynamic strata it rests on, lowest first, its own included: what a batch
     evaluates before the relation is read. ``reads`` gives each dynamic stratum the relations
     its rules read and derive (those an audit's twin must have ready). ``asked`` gives a
-    relation's positions the constants rules read there (:meth:`_Store._holding`).
+    relation's positions the constants rules read there (:meth:`Store._holding`).
     """
 
     def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES):
@@ -858,7 +685,7 @@ class Materialisation:
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._recursive: dict[str, _Rule] = {}  # the same, of recursive strata' rules
         self._values: dict[str, dict] = {}  # fire relation → the aggregate values its rule was fired with
-        # (of a rule with aggregates; the others' are {}); apart from the rule, for the collector (_Store)
+        # (of a rule with aggregates; the others' are {}); apart from the rule, for the collector (Store)
         self.found = 0  # firings found by recursive rules (not kept)
         self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
         self._rests: Memo = Memo(self._distinct)  # relation → its distinct rests → their chart ids
@@ -870,9 +697,8 @@ class Materialisation:
         if base is None:
             # one for every session of the program (made again for other passes: a test's)
             self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
-            self.store = _Store(asked=self.plan.asked)
+            self.store = Store(asked=self.plan.asked, budget=self.limits.bindings)
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
-            self.store.budget = self.limits.bindings
             if static is None:
                 for (pred, args) in self.origins:
                     self.store.add(pred, [args])
@@ -884,9 +710,8 @@ class Materialisation:
                 self._read_later([rule for rules, _ in self.plan.static for rule in rules])
         else:
             self.plan = base.plan
-            self.store = _Store(base.store, twin.store if twin else None, shared)
+            self.store = Store(base.store, twin.store if twin else None, shared, budget=self.limits.bindings)
             self.origins = ChainMap({}, base.origins)
-        self.store.budget = self.limits.bindings
 
     def _paused(self):
         """The collector paused while this materialisation works (the collector pass), or left as it is."""
@@ -1010,7 +835,7 @@ class Materialisation:
                 rule, pred = next(iter(delta.values()))[0]
                 raise EvaluationLimit(rule.compiled.rule, f"{pred} keeps growing: no fixpoint after "
                                       f"{self.limits.rounds} rounds of recursion")
-            changes = _Store(asked=self.store.asked)  # its constant indexes hold what the rules ask
+            changes = Store(asked=self.store.asked)  # its constant indexes hold what the rules ask
             for pred, (_, rows) in delta.items():
                 changes.add(pred, rows)
             delta = self._round(values, bodies, changes)

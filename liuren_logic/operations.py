@@ -6,8 +6,8 @@ binding (never changing it). Each loop over the bindings runs in C (``map``, ``c
 comprehension), not a Python call per binding. A step that can grow the bindings counts what it
 would build first, and past the store's ``budget`` raises :class:`BindingLimit`.
 
-The store is :class:`~liuren_logic.evaluate._Store`: ``rows(pred)`` (a relation's rows as dict
-keys) and ``table(spec)`` (rows keyed by the values at some positions, :meth:`_Store.table`).
+The store is :class:`~liuren_logic.store.Store`: ``rows(pred)`` (a relation's rows as dict
+keys) and ``table(spec)`` (rows keyed by the values at some positions, :meth:`Store.table`).
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class Operation:
     """One literal (or a segment's run of literals) of a body, as a step over bindings."""
 
     kind = ""  # what the operation does, for a reader (tests, a profile)
-    spec: Optional[tuple] = None  # an atom's table (_Store.table), which a join-order move may spare
+    spec: Optional[tuple] = None  # an atom's table (Store.table), which a join-order move may spare
 
     def __init__(self, literal):
         self.literal = literal

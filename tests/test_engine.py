@@ -251,15 +251,15 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
 def test_every_constant_a_batch_reads_is_one_its_index_holds(session, monkeypatch):
     """A constant read over a relation (a recursive round's new tuples included) comes from the index
     of the constants the rules ask there, built once, not from a scan of the relation for each."""
-    from liuren_logic.evaluate import _Store
+    from liuren_logic.store import Store
 
-    asked, holding = [], _Store._holding
+    asked, holding = [], Store._holding
 
     def recording(store, pred, consts):
         where, values = tuple(p for p, _ in consts), tuple(v for _, v in consts)
         asked.append((values[0] if len(values) == 1 else values) in store.asked.get((pred, where), ()))
         return holding(store, pred, consts)
-    monkeypatch.setattr(_Store, "_holding", recording)
+    monkeypatch.setattr(Store, "_holding", recording)
     facts = [fact for day, offset in (("甲子", 3), ("丁未", 0)) for fact in session.offset_input(day, offset).facts()]
     session.base.extend(facts).evaluate_all()
     assert len(asked) > 100 and all(asked)
