@@ -56,7 +56,7 @@ class Limits:
     tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
     rounds: int = 10_000  # rounds of one recursive stratum
     firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
-    bindings: int = 8_000_000  # bindings one step of a body builds (counted before they are built)
+    step_bytes: int = 800_000_000  # memory the bindings one step of a body builds may take (estimated first)
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
@@ -697,7 +697,7 @@ class Materialisation:
         if base is None:
             # one for every session of the program (made again for other passes: a test's)
             self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
-            self.store = Store(asked=self.plan.asked, budget=self.limits.bindings)
+            self.store = Store(asked=self.plan.asked, budget=self.limits.step_bytes)
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
             if static is None:
                 for (pred, args) in self.origins:
@@ -710,7 +710,7 @@ class Materialisation:
                 self._read_later([rule for rules, _ in self.plan.static for rule in rules])
         else:
             self.plan = base.plan
-            self.store = Store(base.store, twin.store if twin else None, shared, budget=self.limits.bindings)
+            self.store = Store(base.store, twin.store if twin else None, shared, budget=self.limits.step_bytes)
             self.origins = ChainMap({}, base.origins)
 
     def _paused(self):

@@ -4,7 +4,8 @@ An operation takes a list of bindings (tuples of the values bound so far, in the
 binds its variables) and gives the bindings that extend them, in order, each by appending to a
 binding (never changing it). Each loop over the bindings runs in C (``map``, ``compress``, a
 comprehension), not a Python call per binding. A step that can grow the bindings counts what it
-would build first, and past the store's ``budget`` raises :class:`BindingLimit`.
+would build first, and where they would take more memory than the store's ``budget`` (bytes,
+estimated as CPython lays tuples out) raises :class:`BindingLimit`.
 
 The store is :class:`~liuren_logic.store.Store`: ``rows(pred)`` (a relation's rows as dict
 keys) and ``table(spec)`` (rows keyed by the values at some positions, :meth:`Store.table`).
@@ -17,6 +18,7 @@ from itertools import compress, repeat
 from operator import itemgetter, not_
 from typing import Callable, Collection, Optional
 
+TUPLE_BYTES, VALUE_BYTES = 64, 8  # a binding's tuple header and list slot; a reference a value (64-bit CPython)
 SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program: the most
 # measured is 660 (a pattern rule, after the 720 day charts and a year of dated charts every 3 hours)
 
@@ -30,6 +32,7 @@ class Operation:
 
     kind = ""  # what the operation does, for a reader (tests, a profile)
     spec: Optional[tuple] = None  # an atom's table (Store.table), which a join-order move may spare
+    adds = 0  # how many values it appends to a binding
 
     def __init__(self, literal):
         self.literal = literal
@@ -39,12 +42,17 @@ class Operation:
         its helper's name; ``delta``: the last round's new tuples (semi-naive)."""
         raise NotImplementedError
 
-    def within(self, size: int, store) -> None:
-        """Stop with :class:`BindingLimit` if this step would build ``size`` bindings, past the budget."""
-        if size > store.budget:
+    def weight(self, size: int, bindings: Collection) -> int:
+        """The bytes ``size`` bindings extending these would take."""
+        return size * (TUPLE_BYTES + VALUE_BYTES * (len(next(iter(bindings))) + self.adds))
+
+    def within(self, size: int, bindings: Collection, store) -> None:
+        """Stop with :class:`BindingLimit` if ``size`` bindings extending these would take more than the budget."""
+        if size and self.weight(size, bindings) > store.budget:
             literal = re.sub(r"_\d+·", "_", str(self.literal))  # as written
-            raise BindingLimit(f"{literal} would make {size} bindings, past the limit of {store.budget} "
-                               "bindings built in one step of a body")
+            raise BindingLimit(f"{literal} would make {size} bindings of {len(next(iter(bindings))) + self.adds} "
+                               f"values (about {self.weight(size, bindings) / 1e6:,.6g} MB), past the limit of "
+                               f"{store.budget / 1e6:,.6g} MB for one step of a body")
 
 
 class _AtomOperation(Operation):
@@ -53,6 +61,7 @@ class _AtomOperation(Operation):
     def __init__(self, literal, pred: str, spec: tuple, key: Callable, from_delta: bool = False):
         super().__init__(literal)
         self.pred, self.spec, self.key, self.from_delta = pred, spec, key, from_delta
+        self.adds = len(literal.args) if spec[3] is None else len(spec[3])  # a scan's whole row, or its outputs
 
     def source(self, store, delta):
         return delta if self.from_delta else store
@@ -68,7 +77,7 @@ class Scan(_AtomOperation):
         rows = self.source(store, delta).rows(self.pred)
         if bindings == [()]:
             return rows  # the relation's set itself: bindings are read, never changed
-        self.within(len(bindings) * len(rows), store)
+        self.within(len(bindings) * len(rows), bindings, store)
         return [b + t for b in bindings for t in rows]
 
 
@@ -108,13 +117,13 @@ class Join(_AtomOperation):
             tails = table.get((), ())
             if bindings == [()]:
                 return tails
-            self.within(len(bindings) * len(tails), store)
+            self.within(len(bindings) * len(tails), bindings, store)
             return [b + t for b in bindings for t in tails]
         key = self.key
         if one:  # a key per row: at most one tail a binding
             return [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
-        if len(bindings) * len(source.rows(self.pred)) > store.budget:  # may be past it: count exactly
-            self.within(sum(map(len, map(table.get, map(key, bindings), repeat(())))), store)
+        if self.weight(len(bindings) * len(source.rows(self.pred)), bindings) > store.budget:  # may be past it
+            self.within(sum(map(len, map(table.get, map(key, bindings), repeat(())))), bindings, store)
         return [b + t for b, tails in zip(bindings, map(table.get, map(key, bindings), repeat(()))) for t in tails]
 
 
@@ -204,6 +213,7 @@ class Segment(Operation):
     def __init__(self, literal, inner, key: Callable, width: int, memo: Optional[dict]):
         super().__init__(literal)
         self.inner, self.key, self.width, self.memo = inner, key, width, memo
+        self.adds = len(inner.slots) - width
 
     def apply(self, bindings, store, values, delta):
         keys = list(map(self.key, bindings))
@@ -217,7 +227,7 @@ class Segment(Operation):
                 memo.update(tails)
             else:  # no memo, or a full one: the new starts' tails for this run only, in a plain dict
                 table = {**table, **tails}
-        self.within(sum(map(len, map(table.__getitem__, keys))), store)
+        self.within(sum(map(len, map(table.__getitem__, keys))), bindings, store)
         return [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
 
 

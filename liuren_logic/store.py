@@ -26,7 +26,7 @@ class Store:
     def __init__(self, parent: "Store | None" = None, twin: "Store | None" = None, shared: frozenset = frozenset(),
                  asked: "dict | None" = None, budget: float = inf):
         self.parent = parent
-        self.budget = budget  # bindings one step of a body may build over this store (operations.Operation.within)
+        self.budget = budget  # bytes the bindings of one step of a body may take here (operations.Operation.within)
         self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
         # (relation, positions) → the constants the rules ask there (_Plan.asked): what a constant index holds
         self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}

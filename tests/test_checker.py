@@ -214,20 +214,22 @@ def test_a_sum_is_bounded_as_arithmetic_is_naming_the_rule():
 
 
 def test_a_join_is_bounded_by_the_bindings_it_would_build_before_building_them():
-    """Counted before a step builds them: a product past the budget stops naming the rule and the literal."""
+    """Counted before a step builds them, each binding a tuple (64 bytes and a list slot) of references
+    (8 bytes a value): a product past the budget stops naming the rule and the literal."""
     text = ("@pred n(x: int).\n@pred one(x: int).\n@pred two(x: int, y: int, z: int).\n" +
             " ".join(f"n({i})." for i in range(5)) + "\none(1) :- n(A), n(B), n(C), n(D), A + B + C + D < 0.\n"
             "two(A, B, C) :- n(A), n(B), n(C), C = A + B.\n")
     kb = KnowledgeBase(check([parse(text, "t.dl")]))
-    with pytest.raises(EvaluationLimit, match=r"rule t\.5 \(t\.dl:5:1\): n\(D\) would make 625 bindings, past the "
-                                              r"limit of 600 bindings built in one step of a body \(deriving one\)"):
-        Materialisation(kb, limits=Limits(bindings=600))
-    assert Materialisation(kb, limits=Limits(bindings=625)).query("one", [None]) == []
+    with pytest.raises(EvaluationLimit, match=r"rule t\.5 \(t\.dl:5:1\): n\(D\) would make 625 bindings of 4 values "
+                                              r"\(about 0\.06 MB\), past the limit of 0\.059999 MB for one step of a "
+                                              r"body \(deriving one\)"):
+        Materialisation(kb, limits=Limits(step_bytes=625 * (64 + 8 * 4) - 1))
+    assert Materialisation(kb, limits=Limits(step_bytes=625 * (64 + 8 * 4))).query("one", [None]) == []
     joined = check([parse(HEADER + " ".join(f"e({x}, {y})." for x in "子丑寅" for y in "子丑寅") +
                           "\n@pred f(x: b, y: b, z: b).\nf(X, Y, Z) :- e(X, Y), e(Y, Z).\n", "t.dl")])
-    with pytest.raises(EvaluationLimit, match=r"e\(Y, Z\) would make 27 bindings, past the limit of 26"):
-        Materialisation(KnowledgeBase(joined), limits=Limits(bindings=26))  # a join through an index
-    assert len(Materialisation(KnowledgeBase(joined), limits=Limits(bindings=27)).query("f", [None] * 3)) == 27
+    with pytest.raises(EvaluationLimit, match=r"e\(Y, Z\) would make 27 bindings of 3 values"):
+        Materialisation(KnowledgeBase(joined), limits=Limits(step_bytes=27 * 88 - 1))  # a join through an index
+    assert len(Materialisation(KnowledgeBase(joined), limits=Limits(step_bytes=27 * 88)).query("f", [None] * 3)) == 27
 
 
 def test_a_product_past_the_bindings_budget_stops_the_cast_in_one_line(tmp_path, capsys):
@@ -238,8 +240,8 @@ def test_a_product_past_the_bindings_budget_stops_the_cast_in_one_line(tmp_path,
                     "\none(1) :- n(A), n(B), n(C), A + B + C < 0.\n", "utf-8")
     assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and f"rule p.4 ({path}:4:1): n(C) would make 27000000 bindings, past the limit of " \
-        f"{Limits().bindings} bindings" in err
+    assert "\n" not in err and f"rule p.4 ({path}:4:1): n(C) would make 27000000 bindings of 3 values (about " \
+        "2,376 MB), past the limit of 800 MB for one step of a body (deriving one)" in err
 
 
 def test_recursive_atoms_come_from_one_pass_over_the_graph_for_every_rule(monkeypatch):
