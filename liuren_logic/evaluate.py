@@ -371,7 +371,8 @@ class _Rule:
     """A compiled rule prepared for bottom-up evaluation, with its aggregates.
 
     In a recursive stratum, ``deltas`` holds one body per atom of the stratum's own
-    relations, reading that atom from the last round's new tuples (semi-naive evaluation).
+    relations, reading that atom first, from the last round's new tuples (semi-naive evaluation),
+    with its heads reader: a round binds what is new first, and costs what it adds.
     Outside recursion, its heads are derived in the join order that suits the sizes of the
     relations it reads (:meth:`planned`); its fire tuples, when asked, in its own.
     """
@@ -402,10 +403,14 @@ class _Rule:
         for agg in compiled.aggregates.values():
             inside = self._body(agg.context + agg.body, {})
             inner.append((agg, (inside, _row_reader([inside.slots[n] for n in agg.group + agg.inner]))))
+        deltas = []
+        for literal in compiled.body:
+            if isinstance(literal, S.Atom) and literal.pred in self.stratum:
+                first = self._body(schedule([literal, *(other for other in compiled.body if other is not literal)], set()),
+                                   compiled.aggregates, 0)
+                deltas.append((first, _heads_function(compiled.rule.head.args, first.slots)))
         self.__dict__.update(  # all at once: a thread reading them meanwhile prepares its own
-            body=body, inner=inner, heads=_heads_function(compiled.rule.head.args, body.slots),
-            deltas=[self._body(compiled.body, compiled.aggregates, k) for k, literal in enumerate(compiled.body)
-                    if isinstance(literal, S.Atom) and literal.pred in self.stratum])
+            body=body, inner=inner, heads=_heads_function(compiled.rule.head.args, body.slots), deltas=deltas)
         return self.__dict__[name]
 
     def _body(self, literals: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()) -> _Body:
@@ -826,8 +831,8 @@ class Materialisation:
         before added (``changes``), until a round adds none."""
         for rule in rules:
             self._unfire(rule, values[rule])
-        delta = self._round(values, [(rule, rule.body) for rule in rules], None)
-        bodies = [(rule, body) for rule in rules for body in rule.deltas]
+        delta = self._round(values, [(rule, rule.body, rule.heads) for rule in rules], None)
+        bodies = [(rule, body, heads) for rule in rules for body, heads in rule.deltas]
         rounds = 1
         while delta:
             rounds += 1
@@ -845,7 +850,7 @@ class Materialisation:
         again within a round), then add the heads they found; the firings are counted, not kept.
         The new head tuples by relation, with the first rule that made them."""
         new: dict[str, tuple] = {}
-        for rule, body in bodies:
+        for rule, body, heads in bodies:
             fires = rule.run(body, self.store, values[rule], changes)
             self.found += len(fires)
             if self.found > self.limits.firings:
@@ -854,7 +859,7 @@ class Materialisation:
             pred = rule.compiled.rule.head.pred
             # the heads not held yet, as a set at once (firings repeat heads many times over): a probe per
             # firing, not a pass over the whole relation, so that a round costs what it found
-            fresh = set(filterfalse(self.store.rows(pred).__contains__, rule.heads(fires)))
+            fresh = set(filterfalse(self.store.rows(pred).__contains__, heads(fires)))
             del fires
             if fresh:
                 new.setdefault(pred, ((rule, pred), set()))[1].update(fresh)

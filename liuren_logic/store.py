@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from math import inf
 from operator import itemgetter
 from typing import Iterable, Optional, Sequence
@@ -52,15 +52,55 @@ class Store:
         if relation is None:
             relation = self.relations[pred] = dict.fromkeys(self.parent.rows(pred)) if self.parent else {}
         before = len(relation)
-        if before:
+        if before and pred in self._kept:  # its tables take the new rows (a recursive stratum's rounds)
+            fresh = list(filterfalse(relation.__contains__, dict.fromkeys(rows)))
+            relation.update(dict.fromkeys(fresh))
+            self._extend_tables(pred, fresh)
+        elif before:
             relation.update(dict.fromkeys(rows))
         else:  # most relations are added to once
             relation = self.relations[pred] = dict.fromkeys(rows)
         grew = len(relation) - before
         if grew:
             self._settled.discard(pred)
-            self.forget(pred)
+            if not before:
+                self.forget(pred)
         return grew
+
+    def _extend_tables(self, pred: str, fresh: list) -> None:
+        """Add these new rows of a relation to the tables built on it, so that a round of recursion
+        costs what it adds, not a table built again over the whole relation. A key's tails become a
+        list as it grows; a table of one tail a key that would get a second is dropped (built again
+        if read)."""
+        for spec in self._kept[pred]:
+            table = self._tables[spec]
+            if len(spec) == 2:  # a constant index
+                where = spec[1]
+                get = itemgetter(*where)
+                asked = self.asked.get(spec, frozenset())
+                grown = _grouped(*zip(*[(get(row), row) for row in fresh if get(row) in asked])) if fresh else {}
+            else:
+                single = spec in self._single
+                grown, one = _table(self._matching(fresh, spec), spec[1], spec[3], single)
+                if single:
+                    if one and table.keys().isdisjoint(grown):
+                        table.update(grown)
+                    else:
+                        self._drop(pred, spec)
+                    continue
+            for key, tails in grown.items():
+                held = table.get(key)
+                if held is None:
+                    table[key] = tails
+                elif type(held) is list:
+                    held.extend(tails)
+                else:
+                    table[key] = [*held, *tails]
+
+    def _drop(self, pred: str, spec: tuple) -> None:
+        del self._tables[spec]
+        self._single.discard(spec)
+        self._kept[pred] = tuple(kept for kept in self._kept[pred] if kept != spec)
 
     def settle(self) -> None:
         """Rebuild each relation that grew since it was last settled, once the collector has
@@ -97,29 +137,21 @@ class Store:
                 return self.twin.table(spec)
             if self.parent is not None:
                 return self.parent.table(spec)
-        if consts:
-            rows = self._holding(pred, consts)
-        else:
-            rows = self.rows(pred)
+        rows = self._holding(pred, consts) if consts else self.rows(pred)
         if checks:
             rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
-        tails = _tails(rows, outputs)
-        one = False
-        if positions:
-            keys = list(map(itemgetter(*positions), rows))
-            if outputs is not None:
-                tails = list(tails)
-                table = dict(zip(keys, tails))
-                one = len(table) == len(keys)  # a key per row: a join reads its one tail
-            if not one:
-                table = _grouped(keys, tails)
-        else:
-            table = {(): tuple(tails)} if rows else {}
+        table, one = _table(rows, positions, outputs)
         self._tables[spec] = table
         if one:
             self._single.add(spec)
         self._keep(pred, spec)
         return table, one
+
+    @staticmethod
+    def _matching(rows: list, spec: tuple) -> list:
+        """The rows that hold a table's constants and agree at its ``checks`` pairs."""
+        _, _, consts, _, checks = spec
+        return [row for row in rows if all(row[p] == v for p, v in consts) and all(row[p] == row[q] for p, q in checks)]
 
     def built(self, spec: tuple) -> bool:
         """Whether the table of ``spec`` is built already, where its relation is held."""
@@ -161,6 +193,21 @@ class Store:
             return list(self.rows(pred))
         key = pattern[positions[0]] if len(positions) == 1 else tuple(pattern[p] for p in positions)
         return self.index(pred, positions).get(key, ())
+
+
+def _table(rows: Sequence[tuple], positions: tuple, outputs: Optional[tuple], single: bool = True) -> tuple[dict, bool]:
+    """The rows' tails at ``outputs`` keyed by their values at ``positions`` (:meth:`Store.table`), and
+    whether each key has one tail, which the table then holds alone (only if ``single``)."""
+    tails = _tails(rows, outputs)
+    if not positions:
+        return ({(): tuple(tails)} if rows else {}), False
+    keys = list(map(itemgetter(*positions), rows))
+    if outputs is not None and single:
+        tails = list(tails)
+        table = dict(zip(keys, tails))
+        if len(table) == len(keys):  # a key per row: a join reads its one tail
+            return table, True
+    return _grouped(keys, tails), False
 
 
 def _grouped(keys: Iterable, values: Iterable) -> dict:
