@@ -123,18 +123,14 @@ def test_a_semi_naive_round_reads_what_is_new_not_the_whole_relation(monkeypatch
     assert sum(read) <= 3 * len(closure), sum(read)
 
 
-def test_a_round_builds_no_table_again_and_binds_what_is_new_first(monkeypatch):
+def test_a_round_builds_no_table_again(monkeypatch):
     """t and r recurse through each other and are read through tables: each round adds its new rows
-    to the tables (rows put in tables stay within twice the closure; built again each round, 41,480),
-    and a round's bodies start from the new tuples, so the bindings their joins build stay within a
-    few times the firings found."""
-    from liuren_logic import operations, store
+    to the tables (rows put in tables stay within twice the closure; built again each round, 41,480)."""
+    from liuren_logic import store
 
-    built, joined = [], []
-    table, join = store._table, operations.Join.apply
+    built = []
+    table = store._table
     monkeypatch.setattr(store, "_table", lambda rows, *rest: built.append(len(rows)) or table(rows, *rest))
-    monkeypatch.setattr(operations.Join, "apply", lambda op, bindings, *rest: joined.append(
-        len(found := join(op, bindings, *rest))) or found)
     edges = 60
     text = ("@pred e(x: int, y: int).\n@pred t(x: int, y: int).\n@pred r(x: int).\n" +
             " ".join(f"e({i}, {i + 1})." for i in range(edges)) +
@@ -143,4 +139,3 @@ def test_a_round_builds_no_table_again_and_binds_what_is_new_first(monkeypatch):
     size = len(evaluated.query("t", [None, None]))
     assert size == edges * (edges + 1) // 2 and evaluated.query("r", [None]) == [(i,) for i in range(edges + 1)]
     assert sum(built) <= 2 * size, sum(built)
-    assert sum(joined) <= 3 * evaluated.found, (sum(joined), evaluated.found)
