@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import syntax as S
-from .digraph import Digraph, components, descendants, has_path, shortest_path
+from .digraph import Digraph, components, descendants, shortest_path
 from .errors import KBError, Position, Problem
 
 OPEN_KINDS = {"any", "int", "text"}
@@ -33,6 +33,7 @@ class Program:
     members: dict[str, frozenset | None] = field(default_factory=dict)
     dependencies: Digraph = field(default_factory=Digraph)
     _moving: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, moving())
+    _strata: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, stratum_of())
 
     def rules_for(self, pred: str) -> list[S.Rule]:
         return [r for r in self.rules if r.head.pred == pred]
@@ -48,6 +49,14 @@ class Program:
                     moving |= {decl.name} | descendants(graph, decl.name)
             self._moving = (graph, frozenset(moving))
         return self._moving[1]
+
+    def stratum_of(self) -> dict[str, int]:
+        """Each relation's group of mutually recursive relations, by number (worked out once for a
+        dependency graph)."""
+        graph = self.dependencies
+        if self._strata is None or self._strata[0] is not graph:
+            self._strata = (graph, {pred: k for k, members in enumerate(components(graph)) for pred in members})
+        return self._strata[1]
 
     def strata(self) -> list[tuple[tuple[str, ...], bool]]:
         """Groups of mutually recursive relations, lowest first, each with whether it recurses."""
@@ -257,10 +266,7 @@ class _Checker:
             for literal, negative in _dependencies(rule.body):
                 previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
                 graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, at=literal.at)
-        component_of = {}
-        for index, component in enumerate(components(graph)):
-            for pred in component:
-                component_of[pred] = index
+        component_of = self.program.stratum_of()
         for rule in self.program.rules:
             head = component_of.get(rule.head.pred)
             for literal, negative in _dependencies(rule.body):
@@ -283,9 +289,12 @@ def _problem(program: Program, position: Position, message: str) -> Problem:
 
 
 def recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
-    """The positive body atoms of a rule that are mutually recursive with its head."""
-    graph = program.dependencies
-    return [a for a in rule.body if isinstance(a, S.Atom) and has_path(graph, rule.head.pred, a.pred)]
+    """The positive body atoms of a rule that are mutually recursive with its head: of its group of
+    mutually recursive relations (each atom's relation has an edge to the head, so a path back is
+    the same group)."""
+    stratum_of = program.stratum_of()
+    head = stratum_of.get(rule.head.pred)
+    return [a for a in rule.body if isinstance(a, S.Atom) and head is not None and stratum_of.get(a.pred) == head]
 
 
 def warnings(program: Program) -> list[Problem]:

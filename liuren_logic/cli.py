@@ -23,7 +23,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
-from .errors import InputError, KBError, LiurenError
+from .errors import SHOWN, InputError, KBError, LiurenError, shown
 from .script import simplified
 
 if TYPE_CHECKING:
@@ -591,12 +591,15 @@ def cmd_kb_check(args) -> int:
     try:
         kb = load_files(paths)
     except KBError as error:
-        _say(str(error))
+        _say(shown(error.problems))
         count = len(error.problems)
         print(f"{count} problem{'s' * (count != 1)} found", file=sys.stderr)
         return 1
-    for warning in warnings(kb.program):
+    found = warnings(kb.program)
+    for warning in found[:SHOWN]:
         _say(f"warning: {warning}")
+    if len(found) > SHOWN:
+        _say(f"warning: … and {len(found) - SHOWN} more")
     _to_stdout([f"ok: {len(args.paths)} file{'s' * (len(args.paths) != 1)} checked\n"])
     return 0
 

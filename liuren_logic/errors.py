@@ -61,6 +61,15 @@ def render(problems: list[Problem]) -> str:
     return "\n".join(blocks)
 
 
+SHOWN = 50  # problems a command prints before it counts the rest (shown)
+
+
+def shown(problems: list[Problem], limit: int = SHOWN) -> str:
+    """The first ``limit`` problems rendered, then one line counting the rest, if any."""
+    rest = len(problems) - limit
+    return render(problems[:limit]) + (f"\n… and {rest} more problem{'s' * (rest != 1)}" if rest > 0 else "")
+
+
 class KBError(LiurenError):
     """A knowledge base that cannot be loaded; carries every problem found."""
 

@@ -9,8 +9,8 @@ tuples, so a chart's conclusions and its derivations are lookups. It answers the
 relations included), so the explainer works over either; the tests check that both
 engines agree.
 
-Each body literal is prepared once as an operation over a binding (a list of values in
-the order the body binds its variables): a join through a hash index, a negation (an
+Each body literal is prepared once as an operation over bindings (tuples of values in
+the order the body binds its variables; :mod:`~liuren_logic.operations`, a class each): a join through a hash index, a negation (an
 index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
 or an aggregate lookup; a run of literals over chart-independent relations is one operation,
 computed once for each distinct case the bindings bring to it (a segment). Values mean what
@@ -29,20 +29,24 @@ recursive stratum, firings found in recursion; numbers by
 """
 from __future__ import annotations
 
-from collections import ChainMap, Counter, defaultdict, deque
+from collections import ChainMap, Counter, defaultdict
+from contextlib import nullcontext
 from dataclasses import dataclass
-from itertools import compress, repeat
+from itertools import filterfalse, repeat
 from math import prod
-from operator import itemgetter, not_
+from operator import itemgetter
 from types import MappingProxyType
 from typing import Callable, Collection, Iterable, Optional, Sequence
 
+from . import operations as O
 from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
 from .engine import KnowledgeBase, Pattern, Value
 from .memo import Memo
+from .passes import ALL as ALL_PASSES, Passes
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
 from .snapshot import collected_young, collection_paused
+from .store import Store
 
 
 @dataclass(frozen=True)
@@ -52,175 +56,15 @@ class Limits:
     tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
     rounds: int = 10_000  # rounds of one recursive stratum
     firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
+    step_bytes: int = 800_000_000  # memory the bindings one step of a body builds may take (estimated first)
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
-SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program (_Body): the most
-# measured is 660 (a pattern rule, after the 720 day charts and a year of dated charts every 3 hours)
 SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
 
 
-class _Store:
-    """Relations as the keys of dicts (sets of tuples in the order they were added), with hash
-    indexes built on demand per bound-position pattern.
-
-    A store may sit on a parent (the chart-independent relations): it reads what it does
-    not hold from the parent and writes only to itself, copying a parent relation first.
-
-    A dict, not a set: the collector walks a relation's rows in its order, and in the order they
-    were made they lie in memory in turn, where a set's hash order costs it a cache miss a row.
-    Once evaluated and their rows untracked, relations are settled (:meth:`settle`): the
-    collector then does not walk them at all.
-    """
-
-    def __init__(self, parent: "_Store | None" = None, twin: "_Store | None" = None, shared: frozenset = frozenset(),
-                 asked: "dict | None" = None):
-        self.parent = parent
-        self.twin, self.shared = twin, shared  # relations read from another school's store of the same batch
-        # (relation, positions) → the constants the rules ask there (_Plan.asked): what a constant index holds
-        self.asked: dict[tuple, frozenset] = asked if asked is not None else parent.asked if parent else {}
-        self.relations: dict[str, dict] = {}  # relation → its rows, as keys (values None)
-        self._settled: set[str] = set()  # the relations rebuilt since they last grew (settle)
-        # Few objects for the collector to walk: a batch keeps these for as long as its charts live.
-        self._tables: dict[tuple, dict] = {}  # (relation, positions, consts, outputs, checks) → table;
-        # (relation, positions) → constant index (_holding)
-        self._single: set[tuple] = set()  # the specs of the tables that hold one tail a key
-        self._kept: dict[str, tuple] = {}  # relation → the keys of its tables
-
-    def rows(self, pred: str) -> dict:
-        """A relation's rows, as the keys of a dict: to be read, not changed."""
-        if pred in self.relations:
-            return self.relations[pred]
-        if pred in self.shared:
-            return self.twin.rows(pred)
-        return self.parent.rows(pred) if self.parent else {}
-
-    def add(self, pred: str, rows: Iterable[tuple]) -> int:
-        """Add rows to a relation; how many were new."""
-        relation = self.relations.get(pred)
-        if relation is None:
-            relation = self.relations[pred] = dict.fromkeys(self.parent.rows(pred)) if self.parent else {}
-        before = len(relation)
-        if before:
-            relation.update(dict.fromkeys(rows))
-        else:  # most relations are added to once
-            relation = self.relations[pred] = dict.fromkeys(rows)
-        grew = len(relation) - before
-        if grew:
-            self._settled.discard(pred)
-            self.forget(pred)
-        return grew
-
-    def settle(self) -> None:
-        """Rebuild each relation that grew since it was last settled, once the collector has
-        untracked its rows (:func:`~liuren_logic.snapshot.collected_young` just ran): a dict
-        built of untracked rows is untracked, so that what a batch keeps is not walked again in
-        each collection (a set is always walked)."""
-        for pred in [pred for pred in self.relations if pred not in self._settled]:
-            self.relations[pred] = dict.fromkeys(self.relations[pred])
-        self._settled.update(self.relations)
-
-    def forget(self, pred: str) -> None:
-        """Drop the tables built here on a relation (built again if read)."""
-        for spec in self._kept.pop(pred, ()):
-            del self._tables[spec]
-            self._single.discard(spec)
-
-    def index(self, pred: str, positions: tuple, consts: tuple = ()) -> dict:
-        """Rows that hold the constants ``consts`` ((position, value)…), keyed by the values at
-        ``positions``: the value itself for one position, a tuple for several, () for none."""
-        return self.table((pred, positions, consts, None, ()))[0]
-
-    def table(self, spec: tuple) -> tuple[dict, bool]:
-        """As :meth:`index` for ``spec`` = (relation, positions, consts, outputs, checks), but of each
-        row with equal values at each ``checks`` pair (p, q), only the values at ``outputs`` (a
-        tuple; the whole row for ``None``): what a join appends to a binding. With it, whether each
-        key has one tail, which the table then holds alone (not in a tuple; only with ``outputs``
-        and ``positions``)."""
-        found = self._tables.get(spec)
-        if found is not None:
-            return found, spec in self._single
-        pred, positions, consts, outputs, checks = spec
-        if pred not in self.relations:
-            if pred in self.shared:
-                return self.twin.table(spec)
-            if self.parent is not None:
-                return self.parent.table(spec)
-        if consts:
-            rows = self._holding(pred, consts)
-        else:
-            rows = self.rows(pred)
-        if checks:
-            rows = [row for row in rows if all(row[p] == row[q] for p, q in checks)]
-        tails = _tails(rows, outputs)
-        one = False
-        if positions:
-            keys = list(map(itemgetter(*positions), rows))
-            if outputs is not None:
-                tails = list(tails)
-                table = dict(zip(keys, tails))
-                one = len(table) == len(keys)  # a key per row: a join reads its one tail
-            if not one:
-                table = _grouped(keys, tails)
-        else:
-            table = {(): tuple(tails)} if rows else {}
-        self._tables[spec] = table
-        if one:
-            self._single.add(spec)
-        self._keep(pred, spec)
-        return table, one
-
-    def built(self, spec: tuple) -> bool:
-        """Whether the table of ``spec`` is built already, where its relation is held."""
-        if spec in self._tables:
-            return True
-        pred = spec[0]
-        if pred not in self.relations:
-            if pred in self.shared:
-                return self.twin.built(spec)
-            if self.parent is not None:
-                return self.parent.built(spec)
-        return False
-
-    def _holding(self, pred: str, consts: tuple) -> Sequence[tuple]:
-        """The rows that hold the constants ``consts`` ((position, value)…): from an index over their
-        positions of only the rows holding constants the rules ask there (one pass, no grouping of
-        the rest), or for a constant no rule asks, a scan."""
-        where = tuple(p for p, _ in consts)
-        value = consts[0][1] if len(consts) == 1 else tuple(v for _, v in consts)
-        asked, get = self.asked.get((pred, where), frozenset()), itemgetter(*where)
-        if value not in asked:
-            return [row for row in self.rows(pred) if get(row) == value]
-        key = (pred, where)
-        index = self._tables.get(key)
-        if index is None:
-            rows = self.rows(pred)
-            held = list(compress(rows, map(asked.__contains__, map(get, rows))))
-            self._tables[key] = index = _grouped(map(get, held), held)
-            self._keep(pred, key)
-        return index.get(value, ())
-
-    def _keep(self, pred: str, spec: tuple) -> None:
-        """Note a table built on ``pred`` (a tuple of keys: one object the collector soon stops walking)."""
-        self._kept[pred] = self._kept.get(pred, ()) + (spec,)
-
-    def match(self, pred: str, pattern: Sequence[Optional[Value]]) -> list:
-        positions = tuple(i for i, v in enumerate(pattern) if v is not None)
-        if not positions:
-            return list(self.rows(pred))
-        key = pattern[positions[0]] if len(positions) == 1 else tuple(pattern[p] for p in positions)
-        return self.index(pred, positions).get(key, ())
-
-
-def _grouped(keys: Iterable, values: Iterable) -> dict:
-    """Each key's values, in order, in a tuple (the collector need not follow tuples); the loop in C."""
-    groups = defaultdict(list)
-    deque(map(list.append, map(groups.__getitem__, keys), values), maxlen=0)
-    return {key: tuple(found) for key, found in groups.items()}
-
-
 def _key_function(slots: tuple) -> Callable[[list], object]:
-    """Reads an index key from a binding, shaped as :meth:`_Store.index` keys its rows."""
+    """Reads an index key from a binding, shaped as :meth:`Store.index` keys its rows."""
     if not slots:
         return lambda binding: ()
     return itemgetter(*slots)
@@ -289,10 +133,12 @@ class _Body:
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = (),
-                 fixed: frozenset = frozenset()):
+                 fixed: frozenset = frozenset(), memo: bool = True):
         self.slots: dict[str, int] = {name: slot for slot, name in enumerate(given)}  # bound before the body
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
+        self.literals = body
+        self.memo = memo  # whether a segment keeps its tails for later runs
         self.ops = []
         self.places: list[int] = []  # body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
@@ -306,20 +152,20 @@ class _Body:
                 end = position + 1
             else:
                 self.ops.append(self._segment(body[position:end], bound))
-                new = list(self.ops[-1][1].slots)[self.ops[-1][3]:]  # what the segment's body binds, in order
+                new = list(self.ops[-1].inner.slots)[self.ops[-1].width:]  # what the segment's body binds, in order
             self.places += [len(self.ops) - 1] * (end - position)
             for name in new:
                 self.slots[name] = len(self.slots)
             bound.update(new)
             position = end
 
-    def _segment(self, part: Sequence, bound: set[str]) -> tuple:
+    def _segment(self, part: Sequence, bound: set[str]) -> O.Segment:
         """A segment's operation: its body, bound first in the variables it reads of ``bound``
         (in slot order), and the key reading their values from a binding."""
         names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
                        key=self.slots.__getitem__)
-        return ("segment", _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
-                len(names), {})
+        return O.Segment(part[0], _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
+                         len(names), {} if self.memo else None)
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -333,115 +179,59 @@ class _Body:
                 slots.append(self.slots[arg.name])
         return tuple(consts), tuple(positions), tuple(slots)
 
-    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[tuple, list[str]]:
+    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[O.Operation, list[str]]:
         """A literal's operation, and the variables it binds, in the order it binds them."""
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
             outputs, checks = _unbound(literal.args, positions + tuple(p for p, _ in consts))
-            kind = "join" if outputs else "semijoin"
+            kind = O.Join if outputs else O.SemiJoin
             rows = _rows_function(literal.args, consts, key_slots) if not outputs else None
             if rows is not None:
-                kind = "member"  # every argument bound or a constant: a row of the relation, looked up in it
+                kind = O.Member  # every argument bound or a constant: a row of the relation, looked up in it
             whole = outputs == list(range(len(literal.args)))  # a scan: the rows themselves
             if whole and outputs:
-                kind = "scan"  # read from the relation itself, not from a copy in a table
-            return (kind, literal.pred, positions, (literal.pred, positions, consts, None if whole else tuple(outputs),
-                    checks), rows or _key_function(key_slots), delta), [literal.args[p].name for p in outputs]
+                kind = O.Scan  # read from the relation itself, not from a copy in a table
+            spec = (literal.pred, positions, consts, None if whole else tuple(outputs), checks)
+            return kind(literal, literal.pred, spec, rows or _key_function(key_slots), delta), \
+                [literal.args[p].name for p in outputs]
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             rows = _rows_function(literal.atom.args, consts, key_slots)
-            return ("absent" if rows else "not", literal.atom.pred, positions,
-                    (literal.atom.pred, positions, consts, (), checks), rows or _key_function(key_slots), False), []
+            return (O.Absent if rows else O.Not)(literal, literal.atom.pred, (literal.atom.pred, positions, consts, (), checks),
+                                                 rows or _key_function(key_slots)), []
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return ("assign", _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
+                return O.Assign(literal, _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
                     [target]
             left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
 
             def test(binding):
                 x, y = left(binding), right(binding)
                 return x is not None and y is not None and compare(op, x, y)
-            return ("test", _per_case(test, names, slots)), []
+            return O.Test(literal, _per_case(test, names, slots)), []
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
-        return ("aggregate", agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
-                bound_slot), [] if result in bound else [result]
+        return O.Aggregate(literal, agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
+                           bound_slot), [] if result in bound else [result]
 
-    def run(self, store: _Store, values: dict, delta: "_Store | None" = None, given: tuple = ()) -> Collection[tuple]:
+    def run(self, store: Store, values: dict, delta: "Store | None" = None, given: tuple = ()) -> Collection[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
         to be read, not changed (a body of one scan gives the relation's own set); ``values`` maps an
         aggregate (by its helper's name) to its group → value table, and the atom at position
         ``self.delta`` reads the ``delta`` store."""
         return self.extend([given], store, values, delta)
 
-    def extend(self, bindings: Collection, store: _Store, values: dict,
-               delta: "_Store | None" = None) -> Collection[tuple]:
+    def extend(self, bindings: Collection, store: Store, values: dict,
+               delta: "Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
         for op in self.ops:
-            kind = op[0]
-            if kind == "segment":
-                _, inner, key, width, memo = op
-                keys = list(map(key, bindings))
-                starts = [start for start in dict.fromkeys(keys) if start not in memo]
-                table = memo
-                if starts:
-                    found = inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
-                    tails = _by_start(found, width, starts)
-                    if len(memo) + len(tails) <= SEGMENT_MEMO:
-                        memo.update(tails)
-                    else:  # a full memo: the new starts' tails for this run only, in a plain dict
-                        table = {**memo, **tails}
-                out = [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
-            elif kind == "scan":
-                rows = (delta if op[5] else store).rows(op[1])
-                out = rows if bindings == [()] else [b + t for b in bindings for t in rows]  # the relation's
-                # set itself: bindings are read, never changed
-            elif kind == "member":
-                rows = (delta if op[5] else store).rows(op[1])
-                out = list(compress(bindings, map(rows.__contains__, op[4](bindings))))
-            elif kind == "absent":
-                rows = store.rows(op[1])
-                out = list(compress(bindings, map(not_, map(rows.__contains__, op[4](bindings)))))
-            elif kind in ("join", "semijoin", "not"):
-                _, pred, positions, spec, key, from_delta = op
-                table, one = (delta if from_delta else store).table(spec)
-                if kind == "not":
-                    out = list(compress(bindings, map(not_, map(table.__contains__, map(key, bindings)))))
-                elif kind == "semijoin":
-                    out = list(compress(bindings, map(table.__contains__, map(key, bindings))))
-                elif not positions:
-                    tails = table.get((), ())
-                    out = tails if bindings == [()] else [b + t for b in bindings for t in tails]
-                elif one:  # a key per row: at most one tail a binding
-                    out = [b + t for b, t in zip(bindings, map(table.get, map(key, bindings))) if t is not None]
-                else:
-                    out = [b + t for b, tails in zip(bindings, map(table.get, map(key, bindings), repeat(())))
-                           for t in tails]
-            elif kind == "assign":
-                keys, computed = op[1](bindings)
-                out = [b + (v,) for b, v in zip(bindings, map(computed.__getitem__, keys)) if v is not None]
-            elif kind == "test":
-                keys, passed = op[1](bindings)
-                out = list(compress(bindings, map(passed.__getitem__, keys)))
-            else:
-                _, helper, count, group, bound_slot = op
-                table = values[helper]
-                out = []
-                for binding in bindings:
-                    value = table.get(group(binding), 0 if count else None)
-                    if value is None:
-                        continue
-                    if bound_slot is None:
-                        out.append(binding + (value,))
-                    elif binding[bound_slot] == value:
-                        out.append(binding)
-            bindings = out
+            bindings = op.apply(bindings, store, values, delta)
             if not bindings:
                 break
         return bindings
@@ -466,23 +256,6 @@ def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
     return ends
 
 
-def _by_start(found: Sequence, width: int, starts: list) -> dict:
-    """A segment's complete bindings (each one of ``starts``, its first ``width`` values as a key
-    reads them, then what the segment binds) as each start's tails, in a tuple (``()`` for a start
-    with none): the bindings of a start come together, in the order of ``starts``."""
-    if not width:
-        return {(): tuple(found)}
-    cut = itemgetter(0) if width == 1 else itemgetter(slice(0, width))
-    rest = list(map(itemgetter(slice(width, None)), found))
-    counts = Counter(map(cut, found))
-    table, at = {}, 0
-    for start in starts:
-        n = counts.get(start, 0)
-        table[start] = tuple(rest[at:at + n])
-        at += n
-    return table
-
-
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
     """Of an atom's positions not known before it is matched: those that bind a variable first,
     and (position, first position) pairs where a variable repeats and the row must agree."""
@@ -496,19 +269,6 @@ def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
             first[arg.name] = position
             outputs.append(position)
     return outputs, tuple(checks)
-
-
-def _tails(rows, outputs: Optional[tuple]) -> Iterable[tuple]:
-    """Each row's values at ``outputs`` as a tuple (the whole row for ``None``), without a Python call per row."""
-    if outputs is None:
-        return rows
-    if not outputs:
-        return repeat((), len(rows))
-    if len(outputs) == 1:  # few distinct values (branches, stems): one tuple each
-        values = list(map(itemgetter(outputs[0]), rows))
-        return map({v: (v,) for v in set(values)}.__getitem__, values)
-    tails = list(map(itemgetter(*outputs), rows))
-    return map({}.setdefault, tails, tails)  # equal tails as one tuple: fewer objects to keep
 
 
 def _row_reader(positions: list[int]) -> Callable[[tuple], tuple]:
@@ -611,13 +371,17 @@ class _Rule:
     """A compiled rule prepared for bottom-up evaluation, with its aggregates.
 
     In a recursive stratum, ``deltas`` holds one body per atom of the stratum's own
-    relations, reading that atom from the last round's new tuples (semi-naive evaluation).
+    relations, reading that atom from the last round's new tuples (semi-naive evaluation), in the
+    rule's own order: put first, the new tuples would come before the filters the order places
+    early (hmmer's points-to rules then built 13 million bindings in one step).
     Outside recursion, its heads are derived in the join order that suits the sizes of the
     relations it reads (:meth:`planned`); its fire tuples, when asked, in its own.
     """
 
-    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset()):
+    def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset(),
+                 passes: Passes = ALL_PASSES):
         self.compiled = compiled
+        self.passes = passes
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.stratum = stratum  # the relations of its recursive stratum (none outside recursion)
         self.fixed = fixed  # the chart-independent relations, which segments read (_Body)
@@ -634,19 +398,25 @@ class _Rule:
             return self.moves
         if name not in _PREPARED:
             raise AttributeError(name)
-        compiled, fixed = self.compiled, self.fixed
-        body = _Body(compiled.body, compiled.aggregates, fixed=fixed)
+        compiled = self.compiled
+        body = self._body(compiled.body, compiled.aggregates)
         inner = []  # (aggregate, (its body, the helper row of a binding))
         for agg in compiled.aggregates.values():
-            inside = _Body(agg.context + agg.body, {}, fixed=fixed)
+            inside = self._body(agg.context + agg.body, {})
             inner.append((agg, (inside, _row_reader([inside.slots[n] for n in agg.group + agg.inner]))))
+        heads = _heads_function(compiled.rule.head.args, body.slots)
+        deltas = [(self._body(compiled.body, compiled.aggregates, k), heads) for k, literal in enumerate(compiled.body)
+                  if isinstance(literal, S.Atom) and literal.pred in self.stratum]
         self.__dict__.update(  # all at once: a thread reading them meanwhile prepares its own
-            body=body, inner=inner, heads=_heads_function(compiled.rule.head.args, body.slots),
-            deltas=[_Body(compiled.body, compiled.aggregates, k, fixed=fixed) for k, literal in enumerate(compiled.body)
-                    if isinstance(literal, S.Atom) and literal.pred in self.stratum])
+            body=body, inner=inner, heads=heads, deltas=deltas)
         return self.__dict__[name]
 
-    def planned(self, store: _Store) -> tuple[_Body, Callable]:
+    def _body(self, literals: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()) -> _Body:
+        """A body of this rule prepared with the passes it is evaluated with."""
+        return _Body(literals, aggregates, delta, given, self.fixed if self.passes.segments else frozenset(),
+                     self.passes.memo)
+
+    def planned(self, store: Store) -> tuple[_Body, Callable]:
         """The body to derive this rule's heads over the store with (its own order, or one with the
         moves that pay for these relations' sizes, :func:`_moves`), and its heads reader. The order
         changes the order of binding, not the firings."""
@@ -669,11 +439,11 @@ class _Rule:
                 at = order.index(before)
                 order[at:at] = moved
             literals = schedule([self.compiled.body[k] for k in order], set())
-            body = _Body(literals, self.compiled.aggregates, fixed=self.fixed)
+            body = self._body(literals, self.compiled.aggregates)
             self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots), literals
         return self._orders[made]
 
-    def _pays(self, move: tuple, store: _Store) -> bool:
+    def _pays(self, move: tuple, store: Store) -> bool:
         """Whether a move pays: the table it spares is not built yet, and reading instead costs less.
         A lookup reads the moved atom's rows for each binding that reaches the join, estimated as
         the smallest relation read before it: fewer than the join's rows. The smaller table makes
@@ -697,51 +467,58 @@ class _Rule:
                 return False
             if len(moved) == 1:  # a probe of one table a row: the table the move needs must be built
                 ordered, _, literals = self._order((move,))
-                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]][3]):
+                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]].spec):
                     return False
             return SMALLER * prod(map(size, atoms)) < size(before)
         spared = before if kind == "lookup" else moved[0]
-        if store.built(self.body.ops[self.body.places[spared]][3]):
+        if store.built(self.body.ops[self.body.places[spared]].spec):
             return False
         if kind == "smaller":
             return size(moved[0]) > SMALLER * size(before) > 0
         reaching = min((size(k) for k in range(before) if isinstance(body[k], S.Atom)), default=1)
         return 0 < size(moved[0]) * reaching < size(before)
 
-    def matching(self, store: _Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
+    def matching(self, store: Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
         """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
         fire relation's order): its body run with the pattern's values bound before it."""
         names = tuple(name for name, value in zip(self.body.slots, pattern) if value is not None)
         if names not in self._bound:
-            body = _Body(self.compiled.body, self.compiled.aggregates, given=names, fixed=self.fixed)
+            body = self._body(self.compiled.body, self.compiled.aggregates, given=names)
             self._bound[names] = body, _row_reader([body.slots[name] for name in self.body.slots])
         body, reorder = self._bound[names]
         return list(map(reorder, self.run(body, store, values, given=tuple(v for v in pattern if v is not None))))
 
-    def aggregates(self, store: _Store) -> tuple[list, dict]:
+    def aggregates(self, store: Store) -> tuple[list, dict]:
         """(aggregate, helper rows) of each aggregate of this rule over the store, and each one's
         group → value table by its helper's name. A helper row is (group…, inner…), its group
         ``ALL`` when the aggregate has none, as the pyDatalog engine's helper holds it."""
         helpers, values = [], {}
         for agg, (body, reorder) in self.inner:
-            rows = list(map(reorder, body.run(store, {})))
+            rows = list(map(reorder, self.run(body, store, {})))
             groups = defaultdict(set)
             width = len(agg.group)
             term = (agg.group + agg.inner).index(agg.literal.term.name)
             for row in rows:
                 groups[row[:width]].add(row[term])
-            values[agg.helper] = {_group_key(group): aggregate(agg.literal.func, terms)
-                                  for group, terms in groups.items()}
+            try:
+                values[agg.helper] = {_group_key(group): aggregate(agg.literal.func, terms)
+                                      for group, terms in groups.items()}
+            except IntegerLimit as error:
+                raise self._past(error) from None
             helpers.append((agg, rows if width else [(ALL, *row) for row in rows]))
         return helpers, values
 
-    def run(self, body: _Body, store: _Store, values: dict, delta=None, given: tuple = ()) -> Collection[tuple]:
+    def run(self, body: _Body, store: Store, values: dict, delta=None, given: tuple = ()) -> Collection[tuple]:
         """The fire tuples of one body of this rule (:meth:`_Body.run`), arithmetic past the integer
         limit an :class:`EvaluationLimit` naming the rule."""
         try:
             return body.run(store, values, delta, given)
-        except IntegerLimit as error:
-            raise EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})") from None
+        except (IntegerLimit, O.BindingLimit) as error:
+            raise self._past(error) from None
+
+    def _past(self, error: Exception) -> EvaluationLimit:
+        """A limit met while deriving this rule, as the :class:`EvaluationLimit` naming it."""
+        return EvaluationLimit(self.compiled.rule, f"{error} (deriving {self.compiled.rule.head.pred})")
 
 
 def _constants(compiled: CompiledRule) -> Iterable[tuple[str, tuple]]:
@@ -763,16 +540,16 @@ class _Plan:
     too) to the dynamic strata it rests on, lowest first, its own included: what a batch
     evaluates before the relation is read. ``reads`` gives each dynamic stratum the relations
     its rules read and derive (those an audit's twin must have ready). ``asked`` gives a
-    relation's positions the constants rules read there (:meth:`_Store._holding`).
+    relation's positions the constants rules read there (:meth:`Store._holding`).
     """
 
-    def __init__(self, kb: KnowledgeBase):
+    def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES):
         moving, graph = kb.program.moving(), kb.program.dependencies
         fixed = frozenset(kb.program.preds) - moving
         self.static, self.dynamic = [], []
         for members, recursive in kb.program.strata():
             stratum = frozenset(members) if recursive else frozenset()
-            rules = [_Rule(c, stratum, fixed) for pred in members for c in kb.rules_for.get(pred, ())]
+            rules = [_Rule(c, stratum, fixed, passes) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
         asked = defaultdict(set)
@@ -894,13 +671,15 @@ class Materialisation:
     """
 
     def __init__(self, kb: KnowledgeBase, base: "Materialisation | None" = None, limits: Limits = Limits(),
-                 static: "dict | None" = None, twin: "Materialisation | None" = None, shared: frozenset = frozenset()):
+                 static: "dict | None" = None, twin: "Materialisation | None" = None, shared: frozenset = frozenset(),
+                 passes: Passes = ALL_PASSES):
         self.kb = kb
         self.program = kb.program
         self.rules_for = kb.rules_for
         self.name = kb.name
         self.school = kb.school
         self.limits = base.limits if base else limits
+        self.passes = base.passes if base else passes  # the optimisations it makes (passes.py)
         self.base = base
         self.twin, self.shared = twin, shared
         self.added = 0
@@ -909,7 +688,7 @@ class Materialisation:
         self._unhelped: dict[str, _Rule] = {}  # aggregate helpers of rules not fired here (_read_later)
         self._recursive: dict[str, _Rule] = {}  # the same, of recursive strata' rules
         self._values: dict[str, dict] = {}  # fire relation → the aggregate values its rule was fired with
-        # (of a rule with aggregates; the others' are {}); apart from the rule, for the collector (_Store)
+        # (of a rule with aggregates; the others' are {}); apart from the rule, for the collector (Store)
         self.found = 0  # firings found by recursive rules (not kept)
         self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
         self._rests: Memo = Memo(self._distinct)  # relation → its distinct rests → their chart ids
@@ -917,15 +696,16 @@ class Materialisation:
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
         self._unread: "Counter | None" = None  # a batch that plans: relation → the strata left that read it
-        self.planning = True  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
+        self.planning = self.passes.join_order  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
         if base is None:
-            self.plan = kb.prepared.plan(lambda: _Plan(kb))  # one for every session of the program
-            self.store = _Store(asked=self.plan.asked)
+            # one for every session of the program (made again for other passes: a test's)
+            self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
+            self.store = Store(asked=self.plan.asked, budget=self.limits.step_bytes)
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
             if static is None:
                 for (pred, args) in self.origins:
                     self.store.add(pred, [args])
-                with collection_paused():
+                with self._paused():
                     for rules, recursive in self.plan.static:
                         self._stratum(rules, recursive)
             else:
@@ -933,8 +713,12 @@ class Materialisation:
                 self._read_later([rule for rules, _ in self.plan.static for rule in rules])
         else:
             self.plan = base.plan
-            self.store = _Store(base.store, twin.store if twin else None, shared)
+            self.store = Store(base.store, twin.store if twin else None, shared, budget=self.limits.step_bytes)
             self.origins = ChainMap({}, base.origins)
+
+    def _paused(self):
+        """The collector paused while this materialisation works (the collector pass), or left as it is."""
+        return collection_paused() if self.passes.collector else nullcontext()
 
     def static_state(self) -> dict:
         """What this materialisation holds of its own, as plain data (relation → rows), for ``static``."""
@@ -967,8 +751,9 @@ class Materialisation:
             if pred not in shared:
                 batch.store.add(pred, rows)
         batch._pending = set(range(len(self.plan.dynamic)))
-        batch.planning = max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts' tables cost less than planning
-        batch._unread = Counter(self.plan.readers) if batch.planning else None
+        batch.planning = self.planning and max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts'
+        # tables cost less than planning
+        batch._unread = Counter(self.plan.readers) if batch.planning and self.passes.collector else None
         return batch
 
     def _alike_with(self, other: "Materialisation") -> frozenset:
@@ -990,7 +775,7 @@ class Materialisation:
         """Evaluate these dynamic strata, in this order (each after those it reads)."""
         if not indexes:
             return
-        with collection_paused():  # the evaluation makes no cycles: collecting would only walk its tuples
+        with self._paused():  # the evaluation makes no cycles: collecting would only walk its tuples
             for index in indexes:
                 rules, recursive = self.plan.dynamic[index]
                 if self.shared:
@@ -1003,7 +788,8 @@ class Materialisation:
                 self._pending.discard(index)
                 if self._unread is not None:
                     self._forget_read(index)
-            if collected_young():  # the rows it made are untracked now: settled, they are not walked again
+            if self.passes.collector and collected_young():  # the rows it made are untracked now: settled,
+                # they are not walked again
                 self.store.settle()
 
     def _forget_read(self, index: int) -> None:
@@ -1017,6 +803,8 @@ class Materialisation:
                 self.store.forget(pred)
 
     def _stratum(self, rules: list, recursive: bool) -> None:
+        """Evaluate one stratum over the lower ones: its aggregates first (they read only lower
+        strata), then each rule once, or, in recursion, semi-naively (:meth:`_semi_naive`)."""
         values = {}
         for rule in rules:
             values[rule] = {}
@@ -1024,19 +812,25 @@ class Materialisation:
                 helpers, values[rule] = rule.aggregates(self.store)
                 for agg, rows in helpers:
                     self._add(rule, agg.helper, rows)
-        if not recursive:
-            for rule in rules:
-                body, heads = rule.planned(self.store) if self.planning else (rule.body, rule.heads)
-                fires = rule.run(body, self.store, values[rule])
-                if fires:  # a rule that fires nowhere leaves its relations as they are
-                    self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
-                    self._unfire(rule, values[rule])
-                    self._add(rule, rule.compiled.rule.head.pred, heads(fires))
+        if recursive:
+            self._semi_naive(rules, values)
             return
         for rule in rules:
+            body, heads = rule.planned(self.store) if self.planning else (rule.body, rule.heads)
+            fires = rule.run(body, self.store, values[rule])
+            if fires:  # a rule that fires nowhere leaves its relations as they are
+                self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
+                self._unfire(rule, values[rule])
+                self._add(rule, rule.compiled.rule.head.pred, heads(fires))
+
+    def _semi_naive(self, rules: list, values: dict) -> None:
+        """The fixpoint of a recursive stratum: a first round fires every rule's whole body; each
+        later round only the bodies that read one atom of the stratum from the tuples the round
+        before added (``changes``), until a round adds none."""
+        for rule in rules:
             self._unfire(rule, values[rule])
-        delta = self._round(values, [(rule, rule.body) for rule in rules], None)
-        bodies = [(rule, body) for rule in rules for body in rule.deltas]
+        delta = self._round(values, [(rule, rule.body, rule.heads) for rule in rules], None)
+        bodies = [(rule, body, heads) for rule in rules for body, heads in rule.deltas]
         rounds = 1
         while delta:
             rounds += 1
@@ -1044,7 +838,7 @@ class Materialisation:
                 rule, pred = next(iter(delta.values()))[0]
                 raise EvaluationLimit(rule.compiled.rule, f"{pred} keeps growing: no fixpoint after "
                                       f"{self.limits.rounds} rounds of recursion")
-            changes = _Store(asked=self.store.asked)  # its constant indexes hold what the rules ask
+            changes = Store(asked=self.store.asked)  # its constant indexes hold what the rules ask
             for pred, (_, rows) in delta.items():
                 changes.add(pred, rows)
             delta = self._round(values, bodies, changes)
@@ -1054,16 +848,17 @@ class Materialisation:
         again within a round), then add the heads they found; the firings are counted, not kept.
         The new head tuples by relation, with the first rule that made them."""
         new: dict[str, tuple] = {}
-        for rule, body in bodies:
+        for rule, body, heads in bodies:
             fires = rule.run(body, self.store, values[rule], changes)
             self.found += len(fires)
             if self.found > self.limits.firings:
                 raise EvaluationLimit(rule.compiled.rule, f"{rule.compiled.fire} grew past the limit of "
                                       f"{self.limits.firings} firings found in recursion")
             pred = rule.compiled.rule.head.pred
-            fresh = set(rule.heads(fires))  # as a set at once: firings repeat heads many times over
+            # the heads not held yet, as a set at once (firings repeat heads many times over): a probe per
+            # firing, not a pass over the whole relation, so that a round costs what it found
+            fresh = set(filterfalse(self.store.rows(pred).__contains__, heads(fires)))
             del fires
-            fresh.difference_update(self.store.rows(pred))
             if fresh:
                 new.setdefault(pred, ((rule, pred), set()))[1].update(fresh)
         for pred, ((rule, _), rows) in new.items():
@@ -1157,7 +952,7 @@ class Materialisation:
         return self.grouped[pred]
 
     def _group(self, pred: str) -> "MappingProxyType[Value, tuple]":
-        with collection_paused():  # what evaluating and grouping make has no cycles: one collection after
+        with self._paused():  # what evaluating and grouping make has no cycles: one collection after
             self._ensure(pred)
             if pred in self.shared and pred not in self.store.relations:
                 return self.twin.by_chart(pred)
@@ -1175,7 +970,7 @@ class Materialisation:
         distinct row. Kept under ``name``, which names what ``order`` and ``make`` do."""
         found = self._views.get(name)
         if found is None:
-            with collection_paused():
+            with self._paused():
                 found = self._views[name] = MappingProxyType(_by_first(self._rests[pred], order, make))
         return found
 

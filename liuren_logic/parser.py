@@ -1,7 +1,8 @@
 """KB text → :class:`~liuren_logic.syntax.Module`, with positions on every node.
 
 The grammar is ``kb.lark`` (LALR). Nothing here executes the text: constants stay
-data, and a syntax error becomes a :class:`~liuren_logic.errors.KBError` naming
+data; lines, strings and numbers are bounded in size (``MAX_LINE``, ``MAX_STRING``,
+``MAX_DIGITS``); a syntax error becomes a :class:`~liuren_logic.errors.KBError` naming
 ``path:line:col`` with a caret line.
 """
 from __future__ import annotations
@@ -42,6 +43,8 @@ _TERMINAL_NAMES = {
 
 
 MAX_DIGITS = 4300  # Python's limit on converting digits to an int
+MAX_LINE = 100_000  # characters in one line of a KB file (the longest shipped is 377)
+MAX_STRING = 10_000  # characters between the quotes of a string
 
 
 @lru_cache(maxsize=1)
@@ -91,7 +94,7 @@ class _Builder(Transformer):
         if token.type == "INT":
             value = self._number(token, token)
         elif token.type == "STRING":
-            value = _unquote(str(token))
+            value = self._string(token)
         elif token.type == "CJK":
             value = traditional(str(token))
         else:
@@ -102,6 +105,11 @@ class _Builder(Transformer):
         sign, digits = children
         value = self._number(digits, sign)
         return _Placed(self.terms.const(-value if sign == "-" else value), self._at(sign))
+
+    def _string(self, token: Token) -> str:
+        if len(token) - 2 > MAX_STRING:
+            raise _Located(self._at(token), f"a string of {len(token) - 2} characters (at most {MAX_STRING})", echo=False)
+        return _unquote(str(token))
 
     def _number(self, digits: Token, where: Token) -> int:
         if len(digits) > MAX_DIGITS:
@@ -141,10 +149,10 @@ class _Builder(Transformer):
 
     def label(self, children):
         lang, text = children
-        return _Label(str(lang), _unquote(str(text)))
+        return _Label(str(lang), self._string(text))
 
     def source(self, children):
-        return _Label("source", _unquote(str(children[0])))
+        return _Label("source", self._string(children[0]))
 
     def param(self, children):
         return (str(children[0]), str(children[1]))
@@ -225,10 +233,11 @@ class _Terms:
 
 
 class _Located(Exception):
-    def __init__(self, at: S.Place, message: str):
+    """A problem at a place; ``echo``: whether its line is shown (not one too large to show)."""
+
+    def __init__(self, at: S.Place, message: str, echo: bool = True):
         super().__init__(message)
-        self.at = at
-        self.message = message
+        self.at, self.message, self.echo = at, message, echo
 
 
 class _Annotation:
@@ -273,6 +282,10 @@ def _no_collection():
 
 def _parse(text: str, path: str) -> S.Module:
     lines = text.splitlines()
+    longest = max(range(len(lines)), key=lambda k: len(lines[k]), default=0)
+    if lines and len(lines[longest]) > MAX_LINE:
+        raise KBError([Problem(Position(path, longest + 1, MAX_LINE + 1),
+                               f"a line of {len(lines[longest])} characters (at most {MAX_LINE})")])
     terms = _Terms()
     facts = _Facts(path, terms)
     rest = facts.take(text)
@@ -285,7 +298,7 @@ def _parse(text: str, path: str) -> S.Module:
     except VisitError as error:
         located = error.orig_exc
         if isinstance(located, _Located):
-            raise KBError([_problem(located.at, located.message, lines)]) from None
+            raise KBError([_problem(located.at, located.message, lines if located.echo else [])]) from None
         raise
     return _assemble(items, path, lines)
 
@@ -324,6 +337,8 @@ class _Facts:
         for const in _ARGUMENT.finditer(line, match.start(2), match.end(2)):
             token = const.group()
             if token[0] == '"':
+                if len(token) - 2 > MAX_STRING:
+                    return None  # lark says what is wrong
                 value = _unquote(token)
             else:
                 kind = terminal(token)

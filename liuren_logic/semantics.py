@@ -10,7 +10,8 @@ drift apart. Values are whole numbers and texts:
 - ``+ - * mod`` take two numbers; anything else, or ``mod 0``, has no value (the
   binding is dropped); a result of 2**63 or more in size is an :class:`IntegerLimit`;
 - ``count`` counts the distinct values of the aggregated variable, ``sum`` adds the
-  distinct numbers among them (a text adds nothing; no number, no sum), ``max`` and
+  distinct numbers among them (a text adds nothing; no number, no sum; a sum of 2**63 or more in
+  size is an :class:`IntegerLimit`), ``max`` and
   ``min`` take them in :func:`sort_key` order (numbers before texts). An empty group has a count of 0 and
   no sum, max or min.
 """
@@ -43,9 +44,13 @@ def arithmetic(op: str, left, right) -> Optional[int]:
     """``left op right``, or None when it has no value."""
     if type(left) is not int or type(right) is not int or (op == "mod" and right == 0):
         return None
-    value = _ARITHMETIC[op](left, right)
+    return _within(_ARITHMETIC[op](left, right), f"{left} {op} {right}")
+
+
+def _within(value: int, what: str) -> int:
+    """``value``, or an :class:`IntegerLimit` saying ``what`` made it if it is 2**63 or more in size."""
     if value.bit_length() > INTEGER_BITS:
-        raise IntegerLimit(f"{left} {op} {right} is larger than 2**{INTEGER_BITS}")
+        raise IntegerLimit(f"{what} is larger than 2**{INTEGER_BITS}")
     return value
 
 
@@ -65,7 +70,7 @@ def aggregate(func: str, values: Iterable[Value]) -> Optional[Value]:
         return len(values)
     if func == "sum":
         numbers = [v for v in values if type(v) is int]
-        return sum(numbers) if numbers else None
+        return _within(sum(numbers), f"the sum of {len(numbers)} numbers") if numbers else None
     if not values:
         return None
     return (max if func == "max" else min)(values, key=value_key)

@@ -202,6 +202,81 @@ def test_a_rule_that_never_ends_stops_the_cast_with_one_line_naming_it(tmp_path,
     assert "\n" not in err and "rule n.3" in err and "n keeps growing: no fixpoint after 10000 rounds" in err
 
 
+def test_a_sum_is_bounded_as_arithmetic_is_naming_the_rule():
+    """Each number within 2**63, their sum not: the rule stops, as arithmetic past the bound does."""
+    big = 2 ** 62
+    text = (f"@pred n(x: int).\n@pred total(s: int).\nn({big}). n({big + 1}).\n"
+            "total(S) :- S = sum X : { n(X) }.\n")
+    with pytest.raises(EvaluationLimit, match=r"rule t\.4 \(t\.dl:4:1\): the sum of 2 numbers is larger than "
+                                              r"2\*\*63 \(deriving total\)"):
+        Materialisation(KnowledgeBase(check([parse(text, "t.dl")])))
+    within = text.replace(f"n({big + 1}).", f"n({-big}).")
+    assert Materialisation(KnowledgeBase(check([parse(within, "t.dl")]))).query("total", [None]) == [(0,)]
+
+
+def test_a_join_is_bounded_by_the_bindings_it_would_build_before_building_them():
+    """Counted before a step builds them, each binding a tuple (64 bytes and a list slot) of references
+    (8 bytes a value): a product past the budget stops naming the rule and the literal."""
+    text = ("@pred n(x: int).\n@pred one(x: int).\n@pred two(x: int, y: int, z: int).\n" +
+            " ".join(f"n({i})." for i in range(5)) + "\none(1) :- n(A), n(B), n(C), n(D), A + B + C + D < 0.\n"
+            "two(A, B, C) :- n(A), n(B), n(C), C = A + B.\n")
+    kb = KnowledgeBase(check([parse(text, "t.dl")]))
+    with pytest.raises(EvaluationLimit, match=r"rule t\.5 \(t\.dl:5:1\): n\(D\) would make 625 bindings of 4 values "
+                                              r"\(about 0\.06 MB\), past the limit of 0\.059999 MB for one step of a "
+                                              r"body \(deriving one\)"):
+        Materialisation(kb, limits=Limits(step_bytes=625 * (64 + 8 * 4) - 1))
+    assert Materialisation(kb, limits=Limits(step_bytes=625 * (64 + 8 * 4))).query("one", [None]) == []
+    joined = check([parse(HEADER + " ".join(f"e({x}, {y})." for x in "子丑寅" for y in "子丑寅") +
+                          "\n@pred f(x: b, y: b, z: b).\nf(X, Y, Z) :- e(X, Y), e(Y, Z).\n", "t.dl")])
+    with pytest.raises(EvaluationLimit, match=r"e\(Y, Z\) would make 27 bindings of 3 values"):
+        Materialisation(KnowledgeBase(joined), limits=Limits(step_bytes=27 * 88 - 1))  # a join through an index
+    assert len(Materialisation(KnowledgeBase(joined), limits=Limits(step_bytes=27 * 88)).query("f", [None] * 3)) == 27
+
+
+def test_a_product_past_the_bindings_budget_stops_the_cast_in_one_line(tmp_path, capsys):
+    from liuren_logic.cli import main
+
+    path = tmp_path / "p.dl"
+    path.write_text("@pred n(x: int).\n@pred one(x: int).\n" + " ".join(f"n({i})." for i in range(300)) +
+                    "\none(1) :- n(A), n(B), n(C), A + B + C < 0.\n", "utf-8")
+    assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"rule p.4 ({path}:4:1): n(C) would make 27000000 bindings of 3 values (about " \
+        "2,376 MB), past the limit of 800 MB for one step of a body (deriving one)" in err
+
+
+def test_recursive_atoms_come_from_one_pass_over_the_graph_for_every_rule(monkeypatch):
+    """kb check near-linear in rules: the groups of mutually recursive relations are found once,
+    not a search of the graph per atom (a chain of 10,000 rules took minutes so)."""
+    from liuren_logic import checker
+    from liuren_logic.checker import recursive_atoms
+
+    rules = 300
+    text = "".join(f"@pred p{i}(x: int).\n" for i in range(rules + 1)) + f"p{rules}(1).\n" + \
+        "".join(f"p{i}(X) :- p{i + 1}(X).\n" for i in range(rules)) + "p7(X) :- p3(X), X = X + 1.\n"
+    passes = []
+    components = checker.components
+    monkeypatch.setattr(checker, "components", lambda graph: passes.append(1) or components(graph))
+    program = check([parse(text, "t.dl")])
+    found = warnings(program)
+    assert len(passes) == 1
+    assert [str(p.position) for p in found] == [f"t.dl:{2 * rules + 3}:17"]  # p3 … p7 recurse through the last rule
+    recursive = [(rule.head.pred, [a.pred for a in recursive_atoms(program, rule)]) for rule in program.rules if rule.body]
+    assert recursive[2:9] == [("p2", []), ("p3", ["p4"]), ("p4", ["p5"]), ("p5", ["p6"]), ("p6", ["p7"]),
+                              ("p7", []), ("p8", [])] and recursive[-1] == ("p7", ["p3"])
+
+
+def test_kb_check_prints_fifty_problems_then_counts_the_rest(tmp_path, capsys):
+    from liuren_logic.cli import main
+
+    path = tmp_path / "many.dl"
+    path.write_text("@pred q(x: int).\n" + "".join(f"q({i}, 1).\n" for i in range(60)), "utf-8")
+    assert main(["kb", "check", "--alone", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count(f"{path}:") == 50 and f"{path}:51:1" in err and f"{path}:52:1" not in err
+    assert err.strip().splitlines()[-2:] == ["… and 10 more problems", "60 problems found"]
+
+
 def test_a_line_with_many_problems_is_echoed_once_with_a_caret_under_each():
     """300 wrong-arity facts on one line: 300 located messages, the line shown once."""
     line = " ".join("e(子)." for _ in range(300))

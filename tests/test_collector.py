@@ -1,5 +1,5 @@
 """What an evaluated batch leaves for Python's cyclic collector to walk: its relations, once
-evaluated, are dicts the collector does not track (``_Store.settle``), and a caller that turned
+evaluated, are dicts the collector does not track (``Store.settle``), and a caller that turned
 the collector off finds it off, with nothing collected."""
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ def test_an_atom_of_constants_and_bound_variables_is_looked_up_in_its_relation()
     bottom_up, top_down = Materialisation(kb), PyDatalog(kb)
     assert bottom_up.query("d1", [None]) == top_down.query("d1", [None]) == [("丑",), ("子",)]
     assert bottom_up.query("d2", [None, None]) == top_down.query("d2", [None, None]) == [("丑", "丑"), ("子", "子")]
-    kinds = {op[0] for rules, _ in bottom_up.plan.static for rule in rules for op in rule.body.ops}
+    kinds = {op.kind for rules, _ in bottom_up.plan.static for rule in rules for op in rule.body.ops}
     assert {"member", "absent"} <= kinds
     assert not [key for key in bottom_up.store._tables if key[0] in ("e", "t")]
 
@@ -219,7 +219,7 @@ def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
              for fact in session.offset_input(day, offset).facts()]
     batch = session.base.extend(facts).evaluate_all()
     segmented = [rule for rules, _ in batch.plan.dynamic for rule in rules
-                 if any(op[0] == "segment" for op in rule.body.ops)]
+                 if any(op.kind == "segment" for op in rule.body.ops)]
     assert len(segmented) > 100
     for rule in segmented:
         _, values = rule.aggregates(batch.store)
@@ -232,16 +232,16 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
     """A segment reads only chart-independent relations, so the tails it finds for a start serve every
     batch of the program after: a batch that finds them kept gives the bindings one that computes
     them gives. A full memo (``SEGMENT_MEMO``) takes no more starts, and the bindings stay the same."""
-    from liuren_logic import evaluate
+    from liuren_logic import operations
 
     facts = [fact for day, offset in (("乙丑", 4), ("戊戌", 6)) for fact in session.offset_input(day, offset).facts()]
     batch = session.base.extend(facts).evaluate_all()
-    segmented = [(rule, [op[4] for op in rule.body.ops if op[0] == "segment"])
+    segmented = [(rule, [op.memo for op in rule.body.ops if op.kind == "segment"])
                  for rules, _ in batch.plan.dynamic for rule in rules]
     segmented = [(rule, memos) for rule, memos in segmented if memos]
     kept = {rule: list(rule.body.run(batch.store, rule.aggregates(batch.store)[1])) for rule, _ in segmented}
     assert sum(len(memo) for _, memos in segmented for memo in memos) > 100
-    monkeypatch.setattr(evaluate, "SEGMENT_MEMO", 0)
+    monkeypatch.setattr(operations, "SEGMENT_MEMO", 0)
     for rule, memos in segmented:
         for memo in memos:
             memo.clear()
@@ -252,15 +252,15 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
 def test_every_constant_a_batch_reads_is_one_its_index_holds(session, monkeypatch):
     """A constant read over a relation (a recursive round's new tuples included) comes from the index
     of the constants the rules ask there, built once, not from a scan of the relation for each."""
-    from liuren_logic.evaluate import _Store
+    from liuren_logic.store import Store
 
-    asked, holding = [], _Store._holding
+    asked, holding = [], Store._holding
 
     def recording(store, pred, consts):
         where, values = tuple(p for p, _ in consts), tuple(v for _, v in consts)
         asked.append((values[0] if len(values) == 1 else values) in store.asked.get((pred, where), ()))
         return holding(store, pred, consts)
-    monkeypatch.setattr(_Store, "_holding", recording)
+    monkeypatch.setattr(Store, "_holding", recording)
     facts = [fact for day, offset in (("甲子", 3), ("丁未", 0)) for fact in session.offset_input(day, offset).facts()]
     session.base.extend(facts).evaluate_all()
     assert len(asked) > 100 and all(asked)

@@ -155,3 +155,18 @@ def _outcome(text: str):
         return [(str(r), r.id, r.pos, r.head.places) for r in parse(text, "t.dl").rules]
     except KBError as error:
         return str(error)
+
+
+def test_lines_and_strings_are_bounded_in_size_with_one_located_line(monkeypatch):
+    """Past MAX_LINE or MAX_STRING: one problem naming the place and both sizes, the line not echoed."""
+    monkeypatch.setattr(parser, "MAX_LINE", 40)
+    monkeypatch.setattr(parser, "MAX_STRING", 5)
+    found = problem("s(子).\n" + "s(子). " * 7 + "\n")
+    assert (str(found.position), found.message, found.source_line) == \
+        ("t.dl:2:41", "a line of 42 characters (at most 40)", "")
+    for text, col in [('s("abcdef").\n', 3), ('p(X) :- q(X), X = "abcdef".\n', 19),
+                      ('@rule r.one zh "abcdef".\np(X) :- q(X).\n', 16)]:  # read as facts, and by lark
+        found = problem(text)
+        assert (found.position.col, found.message, str(found).count("\n")) == \
+            (col, "a string of 6 characters (at most 5)", 0), text
+    assert parse('s("abcde").\n', "t.dl").rules[0].head.args[0].value == "abcde"
