@@ -411,6 +411,12 @@ def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monke
     mine = {m.path: m for m in default.program.modules}
     shared = [m.path for m in clash.program.modules if mine.get(m.path) is m]
     assert len(shared) == len(mine) - 1 and "kb/variants/fuyin_final/clash.dl" not in shared
+    from liuren_logic.evaluate import Materialisation  # the rules in the same place: prepared once
+
+    plans = [Materialisation(kb, static=kb.static).plan for kb in (default, clash)]
+    prepared = [{id(r): r for rules, _ in p.static + p.dynamic for r in rules} for p in plans]
+    same = [r for r in prepared[1].values() if id(r) in prepared[0]]
+    assert same and all(r.compiled.rule.at[0] != "kb/variants/fuyin_final/clash.dl" for r in same)
     cache._memory.clear(), snapshot._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
     for entry in snapshots(cache.directory()):
         entry.unlink()
