@@ -4,8 +4,9 @@ The board is a list of sections in the practitioner's order (:data:`SECTIONS`): 
 (the day, 月將, hour, 晝夜, 貴人 and its direction, 旬空; a dated chart's 四柱, 節 and 中氣),
 the 天地盤 square (heaven's branch and its general over earth's, earth fixed as it is always
 drawn), 四課 read right to left (lesson 1 on the right), 三傳 with labelled columns, the
-generals' states, 課體 and 課格, 畢法, and the 神煞 on 干上 支上 the 三傳 and 年命. Each
-section is data (:class:`Section`: rows of :class:`Cell`, each naming the conclusion it
+generals' states, 課體 and 課格, 異說 (what other shipped readings change in the sets: the other
+disputes are ⚠ marks on their conclusions, :func:`.dispute_view.dispute_marks`), 畢法, and the
+神煞 on 干上 支上 the 三傳 and 年命. Each section is data (:class:`Section`: rows of :class:`Cell`, each naming the conclusion it
 shows); :func:`render_chart` draws it for the terminal, ``page.board_html`` as HTML, so the
 two show the same things in the same order. A new section is a function added to SECTIONS.
 """
