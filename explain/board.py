@@ -4,8 +4,9 @@ The board is a list of sections in the practitioner's order (:data:`SECTIONS`): 
 (the day, 月將, hour, 晝夜, 貴人 and its direction, 旬空; a dated chart's 四柱, 節 and 中氣),
 the 天地盤 square (heaven's branch and its general over earth's, earth fixed as it is always
 drawn), 四課 read right to left (lesson 1 on the right), 三傳 with labelled columns, the
-generals' states, 課體 and 課格, 畢法, and the 神煞 on 干上 支上 the 三傳 and 年命. Each
-section is data (:class:`Section`: rows of :class:`Cell`, each naming the conclusion it
+generals' states, 課體 and 課格, 異說 (what other shipped readings change in the sets: the other
+disputes are ⚠ marks on their conclusions, :func:`.dispute_view.dispute_marks`), 畢法, and the
+神煞 on 干上 支上 the 三傳 and 年命. Each section is data (:class:`Section`: rows of :class:`Cell`, each naming the conclusion it
 shows); :func:`render_chart` draws it for the terminal, ``page.board_html`` as HTML, so the
 two show the same things in the same order. A new section is a function added to SECTIONS.
 """
@@ -16,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from .dispute_view import dispute_data, dispute_items
+from .dispute_view import dispute_data, dispute_marks, summed_up
 from .judgement import judgement_section
 from .practice import life_parts, mark_items, practice_data, strength_line
 
@@ -34,7 +35,7 @@ WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
            "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
            "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法", "generals": "天將",
-           "pillars": "四柱", "jie": "節", "qi": "中氣", "keti": "課體",
+           "pillars": "四柱", "jie": "節", "qi": "中氣", "keti": "課體", "disputed": "異說",
            "undecided": "— 無規則得三傳（可問 why-not initial）",
            "columns": ("六親", "遁干", "支", "天將", "旺相", "長生", "旬空"), "empty": "空",
            "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}, "unkeyed": "他"},
@@ -42,7 +43,7 @@ WORDS = {
            "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
            "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
            "bifa": "rules of the 畢法賦", "generals": "generals (天將)",
-           "pillars": "pillars", "jie": "節", "qi": "中氣", "keti": "課體",
+           "pillars": "pillars", "jie": "節", "qi": "中氣", "keti": "課體", "disputed": "disputed",
            "undecided": "— (no rule gives the transmissions; ask why-not initial)",
            "columns": ("kin", "stem", "branch", "general", "strength", "stage", "void"), "empty": "void",
            "origin": {"歲": "year (歲)", "月": "month (月)", "季": "season (季)", "日": "day (日)"},
@@ -142,7 +143,8 @@ class Cell:
 class Section:
     """One part of the board: a title and rows of cells. A ``grid`` aligns its cells in columns
     (``labels`` name them; ``stack`` rows at a time draw one thing each, as a lesson's three);
-    other rows are cells joined by ``sep`` and wrapped at :data:`WIDTH` columns."""
+    other rows are cells joined by ``sep`` and wrapped at :data:`WIDTH` columns. An ``inline``
+    grid without labels starts on its title's line."""
 
     key: str
     title: str
@@ -152,6 +154,7 @@ class Section:
     stack: int = 1
     labels: tuple[str, ...] = ()
     align: str = "<"
+    inline: bool = False
 
 
 def columns(text: str) -> int:
@@ -166,13 +169,15 @@ def _pad(text: str, width: int, align: str) -> str:
 
 # the sections ---------------------------------------------------------------------------
 def header_section(chart: "Chart", lang: str, options: dict) -> Section:
-    """The day, 月將 and hour, 晝夜, 貴人 and its direction, 旬空 and the school; a dated chart's
-    calendar; the querent, the month's 旺相, the day's marks."""
+    """The day, 月將 and hour, 晝夜, 貴人 and its direction (each with its disputes' marks), 旬空 and
+    the school; a dated chart's calendar; the querent, the month's 旺相, the day's marks."""
     w = WORDS[lang]
     run = w["forward"] if chart.direction == "順" else w["backward"]
+    marks = _marks(chart, lang, options)
+    noble = " ".join([f"{w['noble']} {chart.noble} {run}", *marks.get("noble", ()), *marks.get("direction", ())])
     rows = [[Cell(f"{chart.day}日 {chart.jiang}將 {chart.hour}時", ("jiang", None)),
              Cell(w["day"] if chart.daytime else w["night"]),
-             Cell(f"{w['noble']} {chart.noble} {run}", ("noble", None)),
+             Cell(noble, ("noble", None)),
              Cell(f"{w['void']} {''.join(chart.void)}", ("void", chart.void[0]) if chart.void else None),
              Cell(f"{w['school']}: {chart.session.name}")]]
     if chart.moment is not None:
@@ -185,8 +190,8 @@ def header_section(chart: "Chart", lang: str, options: dict) -> Section:
     rows += [[Cell(part) for part in life_parts(chart, lang)]] if chart.life else []
     rows += [[Cell(line)] for line in (strength_line(chart, lang),) if line]
     spirits = {s for _, _, s in chart.spirits}
-    marks = [Cell(text, ("spirit" if mark in spirits else "day_mark", mark)) for mark, text in mark_items(chart, lang)]
-    return Section("header", "", rows + ([marks] if marks else []), sep=" · ")
+    days = [Cell(text, ("spirit" if mark in spirits else "day_mark", mark)) for mark, text in mark_items(chart, lang)]
+    return Section("header", "", rows + ([days] if days else []), sep=" · ")
 
 
 def plates_section(chart: "Chart", lang: str, options: dict) -> Section:
@@ -213,12 +218,13 @@ def lessons_section(chart: "Chart", lang: str, options: dict) -> Section:
     rows = [[Cell(_short(chart, l.general), (f"lesson{l.number}", None)) for l in lessons],
             [Cell(l.upper, (f"lesson{l.number}", None)) for l in lessons],
             [Cell(l.lower, (f"lesson{l.number}", None)) for l in lessons]]
-    return Section("lessons", WORDS[lang]["lessons"], rows, grid=True, stack=3)
+    return Section("lessons", WORDS[lang]["lessons"], rows, grid=True, stack=3, inline=True)
 
 
 def transmissions_section(chart: "Chart", lang: str, options: dict) -> Section:
     """三傳 top to bottom, in labelled columns: 六親 遁干 支 天將 旺相 長生 旬空; 旺相 only when the
-    month is known, 旬空 only when a transmission is void."""
+    month is known, 旬空 only when a transmission is void; 異說 when a reading changes a transmission
+    (its marks one a row: a transmission's first on its row, the others below it)."""
     w = WORDS[lang]
     if not chart.transmissions:
         return Section("transmissions", w["transmissions"], [[Cell(w["undecided"])]])
@@ -236,8 +242,15 @@ def transmissions_section(chart: "Chart", lang: str, options: dict) -> Section:
     strength, void = w["columns"][4], w["columns"][6]
     shown = [c for c in w["columns"] if (c != strength or chart.strength)
              and (c != void or any(t.void for t in chart.transmissions))]
-    return Section("transmissions", w["transmissions"], [[row[c] for c in ("position", *shown)] for row in rows],
-                   sep="  ", grid=True, labels=tuple(shown))
+    marks = _marks(chart, lang, options)
+    grid: list[list[Optional[Cell]]] = []
+    for t, row in zip(chart.transmissions, rows):
+        key = POSITION_KEYS[t.position - 1]
+        first, *more = [Cell(m, (key, None)) for m in marks.get(key, ())] or [None]
+        grid.append([row[c] for c in ("position", *shown)] + ([first] if first else []))
+        grid += [[None] * (len(shown) + 1) + [m] for m in more]
+    disputed = (w["disputed"],) if any(len(row) > len(shown) + 1 for row in grid) else ()
+    return Section("transmissions", w["transmissions"], grid, sep="  ", grid=True, labels=(*shown, *disputed))
 
 
 def generals_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
@@ -263,11 +276,20 @@ def _drawn_states(sections: list[Section]) -> set[str]:
 
 
 def keti_section(chart: "Chart", lang: str, options: dict) -> Section:
-    """課體: the method and its names, then every other 課體 of the chart."""
-    shown = {chart.method, *chart.subnames}
-    return Section("keti", WORDS[lang]["keti"], [[Cell(method_name(chart), ("method", None))]
-                                                  + [Cell(k, ("keti", k)) for k in chart.keti if k not in shown]],
-                   sep=" · ")
+    """課體: the method and its names (with their disputes' marks), then every other 課體 of the
+    chart, then the marks of the readings that change them."""
+    shown, marks = {chart.method, *chart.subnames}, _marks(chart, lang, options)
+    method = " ".join([method_name(chart), *marks.get("method", ()), *marks.get("names", ())])
+    return Section("keti", WORDS[lang]["keti"], [[Cell(method, ("method", None))]
+                                                  + [Cell(k, ("keti", k)) for k in chart.keti if k not in shown]
+                                                  + [Cell(m) for m in marks.get("keti", ())]], sep=" · ")
+
+
+def _marks(chart: "Chart", lang: str, options: dict) -> dict[str, list[str]]:
+    """The disputes' marks (:func:`dispute_marks`), found once for the sections built together."""
+    if "marks" not in options:
+        options["marks"] = dispute_marks(chart, lang)
+    return options["marks"]
 
 
 def _grouped(groups: dict[str, list[Cell]]) -> list[Cell]:
@@ -298,7 +320,8 @@ def spirits_section(chart: "Chart", lang: str, options: dict) -> Optional[Sectio
     """The spirits on 干上, 支上, the 三傳 and 年命 (every place with ``all_spirits``), grouped by
     what they are reckoned from (``spirit_key``: year, month, season, day), then by the branch
     they fall on, its places said once, each with its 吉/凶 where the seeds say (``spirit_omen``):
-    ``月: 寅(干陰·中傳) 月德吉 亡神 · 午(干上·初傳) 信煞``. The day's marks (日祿, 日德) are on
+    ``月: 寅(干陰·中傳) 月德吉 亡神 · 午(干上·初傳) 信煞``; the groups of spirits reckoned from
+    several (``歲·月:``) run on in one last row. The day's marks (日祿, 日德) are on
     the header's marks line."""
     w = WORDS[lang]
     source, preds = chart.session.source(chart.id), chart.session.kb.program.preds
@@ -316,7 +339,7 @@ def spirits_section(chart: "Chart", lang: str, options: dict) -> Optional[Sectio
     shown = {b for b, wheres in places.items() if options.get("all_spirits") or set(wheres) & set(SHORT_PLACES)}
     order = {o: i for i, (o, _) in enumerate(ORIGINS)}
     names = w["origin"]
-    rows = []
+    rows, mixed = [], []
     for origin in sorted(falls, key=lambda o: (order.get(o, len(order)), o.count("·"), o)):
         by_branch: dict[str, list[Cell]] = {}
         for branch, spirit in sorted(falls[origin], key=lambda x: (chart_place(places[x[0]]), x)):
@@ -324,16 +347,20 @@ def spirits_section(chart: "Chart", lang: str, options: dict) -> Optional[Sectio
                 by_branch.setdefault(f"{branch}({'·'.join(places[branch])})", []).append(
                     Cell(spirit + omen.get(spirit, ""), ("spirit", spirit)))
         if by_branch:
-            rows.append([Cell(f"{'·'.join(names.get(o, o) for o in origin.split('·'))}:")] + _grouped(by_branch))
+            label = f"{'·'.join(names.get(o, o) for o in origin.split('·'))}:"
+            if "·" not in origin:
+                rows.append([Cell(label)] + _grouped(by_branch))
+            else:  # the spirits of several origins: their groups run on in one row
+                mixed += [Cell(("· " if mixed else "") + label)] + _grouped(by_branch)
+    rows += [mixed] if mixed else []
     return Section("spirits", w["spirits"], rows) if rows else None
 
 
 def disputes_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
-    """異說: each conclusion another shipped reading would change, that reading and its answer."""
-    from .dispute_view import HEADING
-
-    rows = [[Cell(item)] for item in dispute_items(chart, lang)]
-    return Section("disputes", HEADING[lang], rows) if rows else None
+    """異說 summed up: what each other reading changes in the hidden stems, the 課格 and the 神煞, in one
+    row (``貴人（甲羊）: 課格 −16 +12``); the other disputes are marks on their conclusions."""
+    groups = {f"{reading}:": [Cell(change) for change in changes] for reading, changes in summed_up(chart, lang).items()}
+    return Section("disputes", WORDS[lang]["disputed"], [_grouped(groups)]) if groups else None
 
 
 def chart_place(wheres: list[str]) -> int:
@@ -343,8 +370,8 @@ def chart_place(wheres: list[str]) -> int:
 
 
 SECTIONS: tuple[Callable[..., Optional[Section]], ...] = (
-    header_section, plates_section, lessons_section, transmissions_section, disputes_section,
-    generals_section, keti_section, patterns_section, bifa_section, spirits_section, judgement_section)
+    header_section, plates_section, lessons_section, transmissions_section, generals_section, keti_section,
+    patterns_section, disputes_section, bifa_section, spirits_section, judgement_section)
 
 
 def sections(chart: "Chart", lang: str = "zh", **options) -> list[Section]:
@@ -406,6 +433,9 @@ def _grid_lines(section: Section) -> list[str]:
 
 def section_lines(section: Section) -> list[str]:
     """One section as the terminal shows it."""
+    if section.grid and section.inline and not section.labels:  # 四課: 玄 龍 勾 貴
+        title = f"{section.title}: "
+        return [(title if i == 0 else " " * columns(title)) + line[2:] for i, line in enumerate(_grid_lines(section))]
     if section.grid:
         return ([] if section.labels else [f"{section.title}:"]) + _grid_lines(section)
     rows = [[c.plain for c in row if c] for row in section.rows]

@@ -52,10 +52,13 @@ def names() -> dict:
     return json.loads((kb_root() / "variants" / "names.json").read_text("utf-8"))["topics"]
 
 
-def reading_name(topic: str, reading: str, lang: str = "zh") -> str:
-    """``伏吟末傳（取沖）`` (zh) or ``伏吟's final (the clash)`` (en); the ids where a name is missing."""
+def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False) -> str:
+    """``伏吟末傳（取沖）`` (zh) or ``伏吟's final (the clash)`` (en), ``bare``: the reading's own name
+    only (``取沖``, where the topic goes without saying); the ids where a name is missing."""
     entry = names().get(topic, {})
     shown = entry.get("readings", {}).get(reading, {}).get(lang, reading)
+    if bare:
+        return shown
     return f"{entry.get(lang, topic)}（{shown}）" if lang == "zh" else f"{entry.get(lang, topic)} ({shown})"
 
 

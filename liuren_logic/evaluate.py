@@ -37,11 +37,12 @@ from math import prod
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Callable, Collection, Iterable, Optional, Sequence
+from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from . import operations as O
 from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
-from .engine import KnowledgeBase, Pattern, Value
+from .program import KnowledgeBase, Pattern, Value
 from .memo import Memo
 from .passes import ALL as ALL_PASSES, Passes
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
@@ -533,6 +534,24 @@ def _constants(compiled: CompiledRule) -> Iterable[tuple[str, tuple]]:
                 yield atom.pred, consts
 
 
+# a compiled rule's parts, stratum, fixed relations and passes → its _Rule, while some plan holds it
+_rules: "WeakValueDictionary[tuple, _Rule]" = WeakValueDictionary()
+
+
+def _shared_rule(compiled: CompiledRule, stratum: frozenset, fixed: frozenset, passes: Passes) -> _Rule:
+    """The _Rule of a compiled rule, one for every program that holds the same rule objects in the
+    same place with the same stratum and chart-independent relations (schools one reading apart,
+    decoded from their snapshots with the modules they share, :mod:`.snapshot`): what it prepares
+    (bodies, join orders) depends only on these, and is then prepared once. The key holds the
+    objects it names by id (through the _Rule's compiled rule), so no id is reused while kept."""
+    key = (id(compiled.rule), compiled.index, compiled.fire, tuple(map(id, compiled.body)), compiled.variables,
+           tuple((id(literal), agg) for literal, agg in compiled.aggregates.items()), stratum, fixed, passes)
+    found = _rules.get(key)
+    if found is None:
+        found = _rules[key] = _Rule(compiled, stratum, fixed, passes)
+    return found
+
+
 class _Plan:
     """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first).
 
@@ -549,7 +568,7 @@ class _Plan:
         self.static, self.dynamic = [], []
         for members, recursive in kb.program.strata():
             stratum = frozenset(members) if recursive else frozenset()
-            rules = [_Rule(c, stratum, fixed, passes) for pred in members for c in kb.rules_for.get(pred, ())]
+            rules = [_shared_rule(c, stratum, fixed, passes) for pred in members for c in kb.rules_for.get(pred, ())]
             if rules:
                 (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
         asked = defaultdict(set)
@@ -579,7 +598,7 @@ def _alike(a: KnowledgeBase, b: KnowledgeBase) -> frozenset[str]:
     """The relations ``b`` defines as ``a`` does: the same declaration, facts and rules, reading
     only relations alike (input relations are alike when declared alike: a batch's given facts
     are compared when it is cast). Over the same input facts they hold the same tuples."""
-    facts_a, facts_b = _facts_by_relation(a.program), _facts_by_relation(b.program)
+    facts_a, facts_b = _facts_by_relation(a.prepared), _facts_by_relation(b.prepared)
     alike: set[str] = set()
     for members, _ in b.program.strata():
         if all(a.program.preds.get(p) == b.program.preds.get(p) and facts_a.get(p) == facts_b.get(p)
@@ -590,11 +609,18 @@ def _alike(a: KnowledgeBase, b: KnowledgeBase) -> frozenset[str]:
     return frozenset(alike)
 
 
-def _facts_by_relation(program) -> dict[str, set]:
-    facts = defaultdict(set)
-    for fact in program.facts:
-        facts[fact.head.pred].add(tuple(a.value for a in fact.head.args))
-    return facts
+_facts: "WeakKeyDictionary[object, dict]" = WeakKeyDictionary()  # a program's Prepared → its facts by relation
+
+
+def _facts_by_relation(prepared) -> dict[str, set]:
+    """The program's facts as rows by relation, gathered once per program (a school weighed against
+    each of its readings' schools is compared with every one of them)."""
+    if prepared not in _facts:
+        facts = defaultdict(set)
+        for fact in prepared.program.facts:
+            facts[fact.head.pred].add(tuple(a.value for a in fact.head.args))
+        _facts[prepared] = facts
+    return _facts[prepared]
 
 
 _REST = slice(1, None)  # a row after its first value (a constant: ``row[1:]`` makes a slice a row)

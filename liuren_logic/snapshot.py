@@ -31,6 +31,12 @@ from .program import Prepared
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
 
 _memory: dict[str, "Loaded"] = {}
+# What decoding built, kept for the process: the schools a cast weighs (one reading swapped each) share
+# all their files but one, and each file's module and compiled rules are then decoded once. Keyed by the
+# file's shown path, its bytes and the stored line (a compiled line holds its rules' places in the school).
+_terms: dict = {}  # the variables and constants of every school decoded, one object each
+_modules: dict[tuple, S.Module] = {}
+_stored: dict[tuple, list] = {}
 
 
 class Loaded(NamedTuple):
@@ -145,17 +151,18 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
     data = json.loads(header)
     if data["files"] != [name for name, _ in sources] or len(lines) != 2 * len(sources):
         raise ValueError("an entry for other files")
-    terms: dict = {}  # the school's variables and constants, one object each
-    program = Program([cache.decode_module(line, name, terms, text.decode("utf-8").splitlines())  # as the parser
-                       for line, (name, text) in zip(lines[::2], sources)])  # splits the bytes the key covers
+    program = Program([_module(line, name, text) for line, (name, text) in zip(lines[::2], sources)])
     compiled = []
-    for module, line in zip(program.modules, lines[1::2]):  # as the checker collected them: it found no
-        program.kinds.update((k.name, k) for k in module.kinds)  # duplicate and no bad clause
+    for module, line, (_, text) in zip(program.modules, lines[1::2], sources):  # as the checker collected
+        program.kinds.update((k.name, k) for k in module.kinds)  # them: it found no duplicate and no bad clause
         program.preds.update((p.name, p) for p in module.preds)
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
         rules = program.rules[len(compiled):]
-        stored = cache.decode_nodes(line, module.path, terms)
+        key = (module.path, text, line)
+        if key not in _stored:
+            _stored[key] = cache.decode_nodes(line, module.path, _terms)
+        stored = _stored[key]
         if len(stored) != len(rules):
             raise ValueError("compiled rules out of place")
         compiled += [_compiled(d, rule, len(compiled) + i) for i, (d, rule) in enumerate(zip(stored, rules))]
@@ -171,6 +178,15 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
         given = _given(prepared)
         static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
     return Loaded(prepared, static)
+
+
+def _module(line: bytes, name: str, text: bytes) -> S.Module:
+    """The module of a stored line, decoded once in the process (its lines of text split from the
+    file's bytes, which the entry's key covers, as the parser splits them)."""
+    key = (name, text, line)
+    if key not in _modules:
+        _modules[key] = cache.decode_module(line, name, _terms, text.decode("utf-8").splitlines())
+    return _modules[key]
 
 
 def _given(prepared: Prepared) -> dict[str, tuple]:

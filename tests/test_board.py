@@ -146,7 +146,7 @@ def test_the_page_the_app_and_the_notebook_show_the_same_sections_in_order(seed_
 
     built = sections(seed_chart)
     assert [s.key for s in built] == ["header", "plates", "lessons", "transmissions", "generals", "keti",
-                                      "patterns", "bifa", "spirits"]
+                                      "patterns", "disputes", "bifa", "spirits"]
     for shown in (board_html(seed_chart), board(seed_chart)["html"], seed_chart._repr_html_()):
         at = [shown.index(f'class="lr-sec lr-{s.key}"') for s in built]
         assert at == sorted(at)

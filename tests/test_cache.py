@@ -27,7 +27,8 @@ def store(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv("LIUREN_CACHE", str(folder))
     monkeypatch.setattr(cache, "_memory", {})
-    monkeypatch.setattr(snapshot, "_memory", {})
+    for memo in ("_memory", "_modules", "_stored", "_terms"):
+        monkeypatch.setattr(snapshot, memo, {})
     return folder
 
 
@@ -394,3 +395,32 @@ def test_a_school_file_is_read_through_the_cache_by_its_bytes(store, tmp_path, m
     assert school.read_school(str(path)).readings["punishment"] == "seed000"
     path.write_text('name = "mine"\n[readings]\npunishment = "common"\n', "utf-8")
     assert school.read_school(str(path)).readings["punishment"] == "common"
+
+
+def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monkeypatch):
+    """A school with one reading swapped, read from its entry, shares the modules of every other file
+    with the school already read, and holds what loading its files afresh holds."""
+    from liuren_logic import school
+    from liuren_logic.school import load_school
+
+    load_school("default"), load_school("default", {"fuyin_final": "clash"})  # both stored
+    snapshot._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
+    with monkeypatch.context() as patch:  # both read from their entries
+        patch.setattr(school, "_load_afresh", lambda sources: pytest.fail("loaded afresh"))
+        default, clash = load_school("default"), load_school("default", {"fuyin_final": "clash"})
+    mine = {m.path: m for m in default.program.modules}
+    shared = [m.path for m in clash.program.modules if mine.get(m.path) is m]
+    assert len(shared) == len(mine) - 1 and "kb/variants/fuyin_final/clash.dl" not in shared
+    from liuren_logic.evaluate import Materialisation  # the rules in the same place: prepared once
+
+    plans = [Materialisation(kb, static=kb.static).plan for kb in (default, clash)]
+    prepared = [{id(r): r for rules, _ in p.static + p.dynamic for r in rules} for p in plans]
+    same = [r for r in prepared[1].values() if id(r) in prepared[0]]
+    assert same and all(r.compiled.rule.at[0] != "kb/variants/fuyin_final/clash.dl" for r in same)
+    cache._memory.clear(), snapshot._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
+    for entry in snapshots(cache.directory()):
+        entry.unlink()
+    afresh = load_school("default", {"fuyin_final": "clash"})
+    assert [c.rule for c in afresh.prepared.rules] == [c.rule for c in clash.prepared.rules]
+    assert [(c.index, c.fire, c.body) for c in afresh.prepared.rules] == [(c.index, c.fire, c.body)
+                                                                         for c in clash.prepared.rules]

@@ -9,6 +9,7 @@ import pytest
 
 from liuren_logic import Session, disputes as D
 from liuren_logic.cli import main
+from liuren_logic.explain.board import columns
 
 HOROSA_62 = "2026-06-22 14:00"  # 丁卯 day, 伏吟: 卯子卯 by default, Horosa's users ask for 卯子午
 
@@ -21,8 +22,14 @@ def default():
 def test_the_horosa_chart_marks_its_final_with_the_clash_reading(capsys):
     assert main(["cast", "--at", HOROSA_62]) == 0
     board = capsys.readouterr().out
-    assert "末傳 卯 ⚠ 伏吟末傳（取沖） → 午" in board
-    assert "末傳 卯 ⚠ 三刑（四鏈） → 酉" in board  # seed 000's chains: 子 punishes 酉 on the way from 卯
+    final = next(line for line in board.splitlines() if line.lstrip().startswith("末傳"))
+    assert final.split()[:7] == ["末傳", "父母", "丁", "卯", "勾陳", "休", "沐浴"]  # the mark trails the row
+    assert final.endswith("沐浴  末傳 卯 ⚠ 伏吟末傳（取沖） → 午")
+    assert "\n" + " " * columns(final[:final.index("末傳 卯")]) + "末傳 卯 ⚠ 三刑（四鏈） → 酉\n" in board  # seed 000's chains:
+    # 子 punishes 酉 on the way from 卯; under it, in the same column
+    assert "課體: 伏吟 自信 · 三交 · 殃咎 · 龍虎 · ⚠ 伏吟末傳（取沖） +盤珠 · ⚠ 三交課（課經） −三交" in board
+    assert "異說: 伏吟末傳（取沖）: 課格 +4 · 三刑（四鏈）: 課格 +發用刑月建 衝辰 神煞 +三刑午" in board
+    assert board.count("⚠") == 5  # the hidden stems 丁甲庚 and 丁甲癸 go with the finals 午 and 酉
     assert main(["cast", "--at", HOROSA_62, "--json"]) == 0
     found = json.loads(capsys.readouterr().out)["disputes"]
     assert {"conclusion": "final", "value": "卯", "topic": "fuyin_final", "reading": "clash", "alternative": "午"} in found
@@ -54,24 +61,29 @@ def test_a_chart_no_reading_touches_has_no_disputes_and_the_board_no_section(def
     from liuren_logic.explain import board, dispute_view
 
     chart = default.cast("辛巳", "寅", "午")
-    assert "異說:\n  貴人 午 ⚠ 貴人（甲羊） → 寅" in board.render_chart(chart)
+    drawn = board.render_chart(chart)
+    assert "貴人 午 逆行 ⚠ 甲羊 → 寅 ⚠ 晝順夜逆 → 順 · " in drawn.splitlines()[0]  # marks in the header
+    assert "\n異說: 天將順逆（晝順夜逆）: 課格 −13 +11 · 貴人（甲羊）: 課格 −15 +12 · 干墓（十干墓）: 課格 −3\n" in drawn
     monkeypatch.setattr(D, "_touches", lambda *_: False)
     assert D._disputes(chart, default.kb.school) == []
     monkeypatch.setattr(dispute_view, "disputes", lambda _: [])  # not through the cache, which keeps the real ones
-    assert "異說" not in board.render_chart(chart)
+    assert "異說" not in board.render_chart(chart) and "⚠" not in board.render_chart(chart)
 
 
 def test_the_page_carries_the_disputes(default):
     from liuren_logic.explain.page import fragment
 
     html = fragment(default.cast_at(HOROSA_62), "zh")
-    assert '<section class="lr-disputes"><h2>異說</h2><ul><li>末傳 卯 ⚠ 伏吟末傳（取沖） → 午</li>' in html
+    drawn = html[html.index('class="lr-sec lr-transmissions"'):]
+    assert '<span>沐浴</span><button type="button" class="" data-key="final">末傳 卯 ⚠ 伏吟末傳（取沖） → 午</button>' \
+        in drawn[:drawn.index("</section>")]
+    assert '<section class="lr-sec lr-disputes"><h2>異說</h2><p><span>伏吟末傳（取沖）:</span> <span>課格 +4</span>' in html
 
 
 def test_the_app_shows_the_disputes_and_its_why_not_names_the_reading_first(default):
     from liuren_logic.explain import app
 
     chart = default.cast_at(HOROSA_62)
-    assert "<li>末傳 卯 ⚠ 伏吟末傳（取沖） → 午</li>" in app.board(chart, "zh")["html"]
+    assert 'data-key="final">末傳 卯 ⚠ 伏吟末傳（取沖） → 午</button>' in app.board(chart, "zh")["html"]
     lines = app.refutation(chart, "final", "午", "zh")["lines"]
     assert lines[0] == "依伏吟末傳（取沖），末傳午：中傳子刑回初傳卯，改取子之沖午。" and lines[1] == "末傳午：不成立。"
