@@ -78,7 +78,8 @@ class Store:
                 where = spec[1]
                 get = itemgetter(*where)
                 asked = self.asked.get(spec, frozenset())
-                grown = _grouped(*zip(*[(get(row), row) for row in fresh if get(row) in asked])) if fresh else {}
+                pairs = [(get(row), row) for row in fresh if get(row) in asked]
+                grown = _grouped(*zip(*pairs)) if pairs else {}
             else:
                 single = spec in self._single
                 grown, one = _table(self._matching(fresh, spec), spec[1], spec[3], single)

@@ -147,10 +147,11 @@ def test_the_english_judgement_and_disputes_read_as_english_and_simplify_whole()
     takes no English article, the 三刑 reading is named by its book, and under --simplified
     neither the 斷 nor the 異說 leaves a traditional character."""
     args = ("cast", "--at", "1997-12-31 20:00", "--tz", "Asia/Shanghai", "--matter", "天時", "--lang", "en")
-    text = output(*args)
-    assert "Judgement (斷): matter 天時 (weather)" in text and "the 吉 spirit 天解 falls on 戌" in text
-    assert not re.search(r"\ban? [\u3400-\u9fff]+ spirit", text) and "seed 000" not in text
-    assert "⚠ 三刑 (《福山堂》's four chains) → 三刑辰" in text
+    text, data = output(*args), output(*args, "--json")
+    assert "Judgement (斷): matter 天時 (weather)" in text and "the 吉 spirit 天解 falls on 戌" in data
+    for said in (text, data):
+        assert not re.search(r"\ban? [\u3400-\u9fff]+ spirit", said) and "seed 000" not in said
+    assert "三刑 (《福山堂》's four chains):" in text and "+三刑辰" in text  # the 異說 row: 三刑丑 becomes 三刑辰
     for lang in ("en", "zh"):
         text = output(*args[:-1], lang, "--simplified")
         assert traditional_only(text) == set() and ("断" in text and "异说" in text if lang == "zh" else "(断)" in text)

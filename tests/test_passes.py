@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from liuren_logic import Session
 from liuren_logic.checker import check
-from liuren_logic.engine import KnowledgeBase
+from liuren_logic.program import KnowledgeBase
 from liuren_logic.evaluate import PLAN_FROM, Materialisation
 from liuren_logic.parser import parse
 from liuren_logic.passes import ALL, NONE
@@ -32,8 +32,8 @@ def test_the_720_chart_table_is_the_same_with_every_pass_and_with_none():
     source = session.table()[0]._source
     facts = [(pred, args, origin) for (pred, args), origin in source.origins.maps[0].items()]
     assert len(facts) >= 720 * 3 and source.planning  # a batch that plans: join orders are chosen
-    optimised = batch(session._kb, facts, ALL)
-    plain = batch(session._kb, facts, NONE)
+    optimised = batch(session.loaded, facts, ALL)
+    plain = batch(session.loaded, facts, NONE)
     assert not plain.planning and all(op.kind != "segment" for stratum, _ in plain.plan.dynamic for rule in stratum
                                       for op in rule.body.ops)
     assert any(op.kind == "segment" for stratum, _ in optimised.plan.dynamic for rule in stratum for op in rule.body.ops)
