@@ -321,8 +321,9 @@ APP_SCRIPT = """
       o.textContent = lang === 'zh' ? m[0] : m[1] + ' (' + m[0] + ')'; form.elements['matter'].appendChild(o); });
     Object.keys(info.topics).forEach(function(topic){
       var t = info.topics[topic], label = document.createElement('label'), s = document.createElement('select');
-      label.textContent = topic; s.setAttribute('data-topic', topic); s.setAttribute('data-chosen', t.chosen);
-      t.readings.forEach(function(r){ var o = document.createElement('option'); o.value = o.textContent = r;
+      var named = t.names[lang] || t.names.zh;  // the topic's name, then each reading's, in the page's language
+      label.textContent = named[0]; s.setAttribute('data-topic', topic); s.setAttribute('data-chosen', t.chosen);
+      t.readings.forEach(function(r, i){ var o = document.createElement('option'); o.value = r; o.textContent = named[i + 1];
         if(r === t.chosen) o.selected = true; s.appendChild(o); });
       label.appendChild(s); box.appendChild(label);
     });

@@ -196,12 +196,16 @@ class App:
         return cast_from_options(self.sessions.get(readings), chart_options(fields))
 
     def readings_info(self, fields: dict) -> dict:
+        from .disputes import names
         from .explain.quiz import methods
         from .matter import matters
 
-        session = self.sessions.get({})
+        session, named = self.sessions.get({}), names()
         return {"school": self.sessions.school, "methods": methods(session), "matters": matters(session.kb),
-                "topics": {t: {"readings": r, "chosen": self.sessions.defaults.get(t, r[0])}
+                "topics": {t: {"readings": r, "chosen": self.sessions.defaults.get(t, r[0]),
+                               "names": {lang: [named.get(t, {}).get(lang, t)]
+                                         + [named.get(t, {}).get("readings", {}).get(x, {}).get(lang, x) for x in r]
+                                         for lang in ("zh", "en")}}
                            for t, r in self.sessions.known.items()}}
 
     def cast(self, fields: dict) -> dict:

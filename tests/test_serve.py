@@ -301,3 +301,14 @@ def test_the_trainer_draws_asks_and_answers(server):
     assert status == 200 and verdict["right"] and not verdict["why_not"]
     status, error = get(server, "/api/quiz/answer", **data["chart"], question="initial", choice="甲")
     assert status == 400 and "not a choice" in error["error"]
+
+
+def test_the_readings_are_offered_by_their_names_not_their_ids(server):
+    status, info = get(server, "/api/readings")
+    punishment = info["topics"]["punishment"]
+    assert status == 200 and punishment["readings"] == ["common", "seed000"]
+    assert punishment["names"]["zh"] == ["三刑", "通行", "四鏈"]
+    assert punishment["names"]["en"][2] == "《福山堂》's four chains"
+    for topic in info["topics"].values():  # every shipped topic and reading has a Chinese name
+        assert len(topic["names"]["zh"]) == len(topic["readings"]) + 1
+        assert all(any("\u4e00" <= ch <= "\u9fff" for ch in name) for name in topic["names"]["zh"]), topic
