@@ -33,12 +33,12 @@ PROGRAM = ("import sys, liuren_logic.audit as A\n"
            "sys.exit(run())\n")
 
 
-COUNTS = re.compile(r": (\d+) of (\d+) charts \((\d+) moments\)")  # the text report's first line
+COUNTS = re.compile(r": (\d+) of (\d+) charts \((\d+) moments\)")  # the English text report's first line
 
 
 def audit_argv(moments: int, report: str, page: Path) -> list[str]:
     last = START + timedelta(hours=moments - 1)
-    return [sys.executable, "-c", PROGRAM, str(moments), "audit", "--vs", "punishment=seed000",
+    return [sys.executable, "-c", PROGRAM, str(moments), "audit", "--vs", "punishment=seed000", "--lang", "en",
             "--from", f"{START:%Y-%m-%d %H:%M}", "--to", f"{last:%Y-%m-%d %H:%M}", "--step", "1h",
             *{"text": [], "json": ["--json"], "html": ["--html", str(page)]}[report]]
 
