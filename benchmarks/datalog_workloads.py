@@ -123,9 +123,9 @@ def _lubm() -> dict:
 
 
 # the engines (in the child) -----------------------------------------------------------------
-MODULES = {"ours": ("liuren_logic.checker", "liuren_logic.engine", "liuren_logic.evaluate", "liuren_logic.parser"),
+MODULES = {"ours": ("liuren_logic.checker", "liuren_logic.program", "liuren_logic.evaluate", "liuren_logic.parser"),
            "clingo": ("clingo",)}
-MODULES["pydatalog"] = MODULES["ours"] + ("pyDatalog.pyDatalog", "pyDatalog.pyParser")
+MODULES["pydatalog"] = MODULES["ours"] + ("liuren_logic.engine", "pyDatalog.pyDatalog", "pyDatalog.pyParser")
 
 
 def answer(engine: str, text: str, relations: dict) -> dict:
@@ -133,12 +133,17 @@ def answer(engine: str, text: str, relations: dict) -> dict:
     if engine == "clingo":
         return _clingo(text, relations)
     from liuren_logic.checker import check
-    from liuren_logic.engine import KnowledgeBase
     from liuren_logic.evaluate import Materialisation
     from liuren_logic.parser import parse
+    from liuren_logic.program import KnowledgeBase
 
     kb = KnowledgeBase(check([parse(text, "workload.dl")]))
-    source = Materialisation(kb) if engine == "ours" else kb
+    if engine == "ours":
+        source = Materialisation(kb)
+    else:
+        from liuren_logic.engine import PyDatalog
+
+        source = PyDatalog(kb)
     return {rel: len(source.query(rel, [None] * arity)) for rel, arity in relations.items()}
 
 

@@ -250,8 +250,11 @@ def _parse(text: str) -> datetime:
     if not found:
         raise CalendarError(f"cannot read date {text!r}: {_AT_FORM}")
     year, month, day, hour, minute, second, fraction, offset = found.groups()
-    if len(year.lstrip("0")) > 4:  # not converted: a number of 5,000 digits is past int()'s limit
+    digits = len(year.lstrip("0"))
+    if digits > 12:  # not converted: a number of 5,000 digits is past int()'s limit, and not echoed
         raise CalendarError(f"a year of {len(year):,} digits is outside 1–9999")
+    if digits > 4:
+        raise CalendarError(f"year {year.lstrip('0')} is outside 1–9999")
     _check_year(int(year))
     micro = int((fraction or "0").ljust(6, "0"))
     zone = None

@@ -300,8 +300,11 @@ def _chart_input(session, args, required: bool):
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
         _warn_unused_place(session, args)
-        return session.dated_input(args.at, _zone(args), args.longitude, args.latitude, born=args.born, sex=args.sex,
-                                   matter=args.matter)
+        given = session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
+                                    sex=args.sex, matter=args.matter)
+        if args.tz is None:  # said once the moment is read: bad input still gets one line
+            _say(f"liuren: note: no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)")
+        return given
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
@@ -322,14 +325,6 @@ def _chart_input(session, args, required: bool):
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
                                sex=args.sex, matter=args.matter)
-
-
-def _zone(args) -> str:
-    """The zone of ``--at``: ``--tz``, or Asia/Shanghai with a note saying so."""
-    if args.tz is None:
-        _say("liuren: note: no --tz given: the moment is read in Asia/Shanghai (UTC+08:00)")
-        return DEFAULT_ZONE
-    return args.tz
 
 
 def _warn_unused_place(session, args) -> None:

@@ -100,7 +100,8 @@ def test_cast_from_a_date_click_the_initial_and_ask_why_not(app, browser, tmp_pa
     for field in ("辛巳日 寅將 午時", "晝", "貴人 午 逆行", "旬空 申酉", "四柱 戊寅 癸亥 辛巳 甲午", "節 立冬", "中氣 小雪",
                   "旺相: 水旺", "日祿 酉臨丑"):
         assert field in header, field
-    assert board.find_element(By.CSS_SELECTOR, ".lr-keti").text.split("\n")[-1] == "賊剋 元首 · 全局 · 天網 · 炎上"
+    keti = board.find_element(By.CSS_SELECTOR, ".lr-keti").text.split("\n")[-1]
+    assert keti.startswith("賊剋 元首 · 全局 · 天網 · 炎上 · ") and keti.endswith("⚠ 天將順逆（晝順夜逆） +魄化")  # and its dispute
     assert "貴雖在獄宜臨干" in board.find_element(By.CSS_SELECTOR, ".lr-bifa").text
     assert "貴人入獄" in board.text and "天目" in board.find_element(By.CSS_SELECTOR, ".lr-spirits").text
     assert "歲墓" in board.find_element(By.CSS_SELECTOR, ".lr-all").get_attribute("textContent")  # 支陰: folded

@@ -41,4 +41,4 @@ def test_under_ci_every_system_package_and_the_seed_texts_are_there():
 
 
 def test_the_case_files_are_test_data_in_the_repo():
-    assert sorted(p.name for p in CASES.iterdir()) == ["README.md", "seed_cases.json", "zhinan_cases.json"]
+    assert sorted(p.name for p in CASES.iterdir()) == ["README.md", "seed_cases.json", "zhinan_cases.json", "zhinan_judgements.json"]
