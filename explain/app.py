@@ -140,7 +140,9 @@ body{margin:0;background:#fbfbfd}
 .lr-app .lr-side{flex:1 1 28em;min-width:0;border:1px solid #e4e8ee;padding:.4em}
 .lr-app .lr-changes td,.lr-app .lr-changes th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
 .lr-app del{color:#a00;text-decoration:none}.lr-app ins{color:#070;text-decoration:none}
-.lr-app .lr-main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1.5em;align-items:start}
+.lr-app .lr-main{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.5em;align-items:start}
+.lr-app #lr-board{min-width:0;overflow-x:auto}
+.lr-app .lr-right .lr-plates .lr-grid{font-size:1.2em}
 .lr-app .lr-right{position:sticky;top:0;max-height:100vh;overflow:auto}
 .lr-app .lr-right .lr-panel{margin-top:.4em}
 .lr-app.liuren-page{max-width:1600px}
@@ -148,7 +150,7 @@ body{margin:0;background:#fbfbfd}
 .lr-app .lr-trainer{margin-top:.5em;display:flex;gap:.4em;flex-wrap:wrap;align-items:center}
 .lr-app .lr-choices button{min-width:2.4em;margin:.15em}
 .lr-app .lr-verdict{border-left:4px solid #999;padding:.1em .6em;margin:.4em 0}
-.lr-app .lr-verdict.lr-right{border-color:#2a8a2a}
+.lr-app .lr-verdict.lr-correct{border-color:#2a8a2a}
 .lr-app .lr-verdict.lr-wrong{border-color:#c33;background:#fff7f5}
 .lr-app .lr-score{font-weight:bold}
 .lr-app label.lr-inline{flex-direction:row;align-items:center;gap:.2em;font-size:.9em}
@@ -270,7 +272,7 @@ APP_SCRIPT = """
     return ask('/api/quiz/answer', p).then(function(d){
       score.asked += 1; score.right += d.right ? 1 : 0;
       if(store) store.setItem('lr-score', JSON.stringify(score));
-      var said = document.createElement('div'); said.className = 'lr-verdict ' + (d.right ? 'lr-right' : 'lr-wrong');
+      var said = document.createElement('div'); said.className = 'lr-verdict ' + (d.right ? 'lr-correct' : 'lr-wrong');
       said.innerHTML = d.html; panel.querySelector('.lr-verdicts').appendChild(said);
       panel.querySelector('.lr-score').textContent = root.getAttribute('data-score')
         .replace('{right}', score.right).replace('{asked}', score.asked);

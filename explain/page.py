@@ -49,8 +49,9 @@ CSS = """
 .liuren-page button:hover{background:#e8f0fe}
 .liuren-page button.lr-on{background:#fff1c7;border-color:#b07d00}
 .liuren-page .lr-sec{min-width:0}
-.liuren-page .lr-header,.liuren-page .lr-generals,.liuren-page .lr-keti,.liuren-page .lr-patterns,
-.liuren-page .lr-bifa,.liuren-page .lr-spirits{grid-column:1/-1}
+.liuren-page .lr-board>.lr-sec{grid-column:1/-1}
+.liuren-page .lr-board>.lr-plates{grid-column:1}
+.liuren-page .lr-board>.lr-lessons,.liuren-page .lr-board>.lr-transmissions{grid-column:2}
 .liuren-page .lr-sec h2{font-size:.9em;color:#666;margin:.3em 0 .2em}
 .liuren-page .lr-sec p{margin:.15em 0}
 .liuren-page .lr-sec p button{padding:0 .25em;margin:.1em 0}
@@ -69,7 +70,8 @@ CSS = """
 .liuren-page .lr-label{font-size:.75em;color:#777}
 .liuren-page .lr-grid>*{white-space:nowrap}
 @media (max-width:560px){.liuren-page .lr-board{grid-template-columns:minmax(0,1fr)}
-  .liuren-page .lr-plates{grid-row:auto}}
+  .liuren-page .lr-plates{grid-row:auto}
+  .liuren-page .lr-board>.lr-lessons,.liuren-page .lr-board>.lr-transmissions{grid-column:1}}
 .liuren-page .lr-panel{margin-top:1.2em;border-top:2px solid #e4e8ee;padding-top:.8em}
 .liuren-page .lr-deriv{display:flex;flex-wrap:wrap;gap:.8em;align-items:flex-start}
 .liuren-page .lr-told{flex:1 1 16em;min-width:0}
