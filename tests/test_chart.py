@@ -137,11 +137,11 @@ def test_shehai_aggregate_shows_every_count_and_the_tie_break(session):
 @pytest.mark.engines
 def test_both_engines_agree_on_every_chart_relation(table, request):
     """The bottom-up materialisation and pyDatalog's top-down answers, relation by relation: on
-    8 charts over days and offsets, on all 720 under ``-m engines`` (about a second of CPU a chart)."""
+    4 charts over days and offsets, on all 720 under ``-m engines`` (about a second of CPU a chart)."""
     from liuren_logic import Session
 
     top_down = Session(engine="pydatalog")
-    sample = table if engines_in_full(request.config) else table[5::90]
+    sample = table if engines_in_full(request.config) else table[5::180]
     charts = [top_down.cast(c.day, c.jiang, c.hour) for c in sample]
     moving = sorted(top_down.kb.program.moving() & set(top_down.kb.program.preds))
     bottom_up = Session(engine="materialise")
