@@ -19,6 +19,7 @@ from . import cache, syntax as S
 from .digraph import descendants
 from .errors import InputError
 from .school import CALENDAR_READINGS, display_path, kb_root, reading_file
+from .turns import in_time
 
 if TYPE_CHECKING:
     from .chart import Chart
@@ -103,6 +104,7 @@ def _disputes(chart: "Chart", school) -> list[Dispute]:
             continue  # a reading that needs input the chart was not given (daynight=sun: the sun)
         if not _touches(chart, topic, reading):
             continue
+        in_time()  # each reading is a cast: the app's deadline is checked between them
         other = _cast_under(chart, school.with_readings({topic: reading}))
         if other is None:
             continue
