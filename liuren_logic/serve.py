@@ -333,7 +333,7 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
                 return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page {_shown(url.path)}"})
             try:
                 fields = _fields(url.query)
-                answer = turns.run(route, lambda: app.answer(route, fields), time.monotonic() + deadline)
+                answer = turns.run(route, lambda: app.answer(route, fields), self.server.arrival() + deadline)
             except Busy as busy:
                 return self._json(HTTPStatus.SERVICE_UNAVAILABLE,
                                   {"error": f"busy: about {busy.seconds:.0f} s of work is waiting; ask again shortly"},
@@ -404,13 +404,20 @@ class LoopbackServer(ThreadingHTTPServer):
     each: at most ``connections`` at once; one more is answered 503 at once and closed."""
 
     daemon_threads = True
+    request_queue_size = MAX_CONNECTIONS  # the listen backlog: socketserver's 5 drops a burst's SYNs (1 s resend)
     turns: Optional[Turns] = None  # the answers' worker, closed with the server
 
     def __init__(self, address: tuple, handler_class, connections: int = MAX_CONNECTIONS):
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self._slots = threading.BoundedSemaphore(connections)
         self._connections = ThreadPoolExecutor(connections, thread_name_prefix="liuren-connection")
+        self._arrivals = threading.local()  # when the connection each pool thread serves was accepted
         super().__init__(address, handler_class)
+
+    def arrival(self) -> float:
+        """The :func:`time.monotonic` time the connection being served was accepted: a deadline
+        counts from it, not from when a busy pool got round to reading the request."""
+        return getattr(self._arrivals, "time", None) or time.monotonic()
 
     def process_request(self, request, client_address) -> None:
         if not self._slots.acquire(blocking=False):
@@ -423,9 +430,10 @@ class LoopbackServer(ThreadingHTTPServer):
                 pass
             self.shutdown_request(request)
             return
-        self._connections.submit(self._serve, request, client_address)
+        self._connections.submit(self._serve, request, client_address, time.monotonic())
 
-    def _serve(self, request, client_address) -> None:
+    def _serve(self, request, client_address, arrived: float) -> None:
+        self._arrivals.time = arrived
         try:
             self.finish_request(request, client_address)
         except Exception:  # noqa: BLE001 - socketserver's own policy: report, and serve the next
