@@ -188,3 +188,60 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     rows.append([Cell(f"{w['timing']}:")] + ([Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
                                                for t in data["timing"]] or [Cell(w["none"])]))
     return Section("judgement", w["title"], rows, sep="  ")
+
+
+ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter（如 --matter 天時）",
+                "no_value": "問斷須言所問：斷語、所見或應期，如「斷 不正之神」",
+                "holds": "{value}：此課有之（{what}）。", "because": "{said}〔{rule}｜{source}〕",
+                "ask_why": "其推導見：liuren why 斷 {value}（同此課之選項）",
+                "absent": "此課之斷無{value}；問其何以無：liuren why-not 斷 {value}",
+                "unknown": "此課之斷無「{value}」，規則亦無此斷語；{near}", "near": "近者：{names}",
+                "verdicts": "此課之斷語：{names}", "sep": "、", "none": "無"},
+         "en": {"no_matter": "this chart has no 斷 (judgement): cast it with --matter (e.g. --matter 天時)",
+                "no_value": "a question about the 斷 names what it asks: a verdict, a finding or an 應期, "
+                            "e.g. 「斷 不正之神」",
+                "holds": "{value}: this chart has it ({what}).", "because": "{said} [{rule} | {source}]",
+                "ask_why": "Its derivation: liuren why 斷 {value} (with this chart's options)",
+                "absent": "this chart's 斷 has no {value}; to ask why not: liuren why-not 斷 {value}",
+                "unknown": "this chart's 斷 has no 「{value}」, and no rule reaches that verdict; {near}",
+                "near": "nearest: {names}", "verdicts": "the chart's verdicts: {names}", "sep": ", ",
+                "none": "none"}}
+
+
+def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Optional[list[str]]:
+    """A ``why 斷`` / ``why-not 斷`` question checked in the user's language before it is answered:
+    an InputError of one line for a chart cast without a matter, a question naming nothing, a name
+    neither the chart's 斷 nor any verdict rule has (with the nearest names), or a ``why`` of a
+    verdict the chart lacks; for a ``why-not`` of what holds, the lines that say so with its rule,
+    sentence and line; None when the question goes on to its derivation."""
+    from difflib import get_close_matches
+
+    from liuren_logic.errors import InputError
+
+    w, session = ASKED[lang], chart.session
+    if not chart.rows("matter"):
+        raise InputError(w["no_matter"])
+    if not value or not str(value).strip():
+        raise InputError(w["no_value"])
+    pred, args = session.resolve(chart, "斷", value)
+    if session.source(chart.id).holds(pred, args):
+        if not negative:
+            return None
+        row = _Reader(chart).derived(pred, args[1:])
+        said = gloss_first(row["text"][lang], judgement_glossary(session), known=known_terms(session)) \
+            if lang == "en" else row["text"][lang]
+        name, what = {"verdict": (args[1], WORDS[lang]["verdict"]), "timing": (args[1], WORDS[lang]["timing"]),
+                      "finding": (args[2], args[1])}[pred]
+        return [w["holds"].format(value=name, what=what),
+                w["because"].format(said=said, rule=row["rule"], source=cite(row["source"], lang)),
+                w["ask_why"].format(value=name)]
+    if args[1] in session.verdicts():
+        if negative:
+            return None
+        raise InputError(w["absent"].format(value=value))
+    names = [str(r[0]) for r in chart.rows("verdict")] + [str(r[1]) for r in chart.rows("finding")] \
+        + [str(r[0]) for r in chart.rows("timing")] + session.verdicts()
+    near = get_close_matches(str(args[1]), list(dict.fromkeys(names)), n=3, cutoff=0.3)
+    listed = w["near"].format(names=w["sep"].join(near)) if near else \
+        w["verdicts"].format(names=w["sep"].join(str(r[0]) for r in chart.rows("verdict")) or w["none"])
+    raise InputError(w["unknown"].format(value=value, near=listed))

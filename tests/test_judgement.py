@@ -246,7 +246,51 @@ def test_why_not_snow_names_the_missing_rain_master(capsys):
     code, out, _ = run(capsys, "why-not", "斷", "雪", *WEATHER_ARGS)
     assert code == 0 and "judge.snow" in out and "雨煞在亥" in out
     code, out, err = run(capsys, "why", "斷", "雪", *WEATHER_ARGS)
-    assert code == 2 and err.count("\n") == 1 and "ask why-not" in err
+    assert code == 2 and err.count("\n") == 1 and "liuren why-not 斷 雪" in err and "verdict(" not in err
+    code, out, err = run(capsys, "why", "斷", "雪", *WEATHER_ARGS, "--lang", "en")
+    assert code == 2 and err == "liuren: this chart's 斷 has no 雪; to ask why not: liuren why-not 斷 雪\n"
+
+
+def test_why_not_clear_asks_about_the_verdict_not_the_spirit_it_is_part_of(capsys):
+    """晴 is a verdict the KB can reach (weather.dajiao_yang): why-not answers why not clear, rather
+    than taking the finding of the spirit 晴朗, whose name contains it."""
+    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS)
+    assert code == 0 and "weather.dajiao_yang" in out and "finding(" not in out
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("zh", ["雨：此課有之（斷語）。", "辰（大角）臨陰位丑：主雨〔weather.dajiao_yin｜《六壬指南》卷三：",
+            "其推導見：liuren why 斷 雨"]),
+    ("en", ["雨: this chart has it (verdict).", "辰 (大角) stands over 丑, a yin palace: rain [weather.dajiao_yin | "
+            "《六壬指南》 vol. 3: ", "Its derivation: liuren why 斷 雨"])])
+def test_why_not_of_what_holds_says_so_in_words_with_its_rule_and_line(capsys, lang, said):
+    code, out, err = run(capsys, "why-not", "斷", "雨", *WEATHER_ARGS, "--lang", lang)
+    lines = out.splitlines()
+    assert code == 0 and err == "" and len(lines) == 3 and all(l.startswith(s) for l, s in zip(lines, said)), out
+    code, out, _ = run(capsys, "why-not", "斷", "丑", *WEATHER_ARGS, "--lang", lang)
+    assert code == 0 and "timing.tomb_opened" in out and "timing(" not in out
+    code, out, _ = run(capsys, "why-not", "斷", "女尸", *HOUSE_ARGS, "--lang", lang)
+    assert code == 0 and out.startswith("女尸做祟") and "liuren why 斷 女尸做祟" in out
+
+
+@pytest.mark.parametrize("lang, asked, said", [
+    ("zh", "晴朗也", "liuren: 此課之斷無「晴朗也」，規則亦無此斷語；近者：晴朗、晴\n"),
+    ("en", "晴朗也", "liuren: this chart's 斷 has no 「晴朗也」, and no rule reaches that verdict; nearest: 晴朗, 晴\n"),
+    ("en", "xyz", "liuren: this chart's 斷 has no 「xyz」, and no rule reaches that verdict; "
+                  "the chart's verdicts: 不久, 滂沱, 雨\n")])
+def test_why_of_an_unknown_name_is_one_line_naming_the_nearest(capsys, lang, asked, said):
+    for command in ("why", "why-not"):
+        code, out, err = run(capsys, command, "斷", asked, *WEATHER_ARGS, "--lang", lang)
+        assert code == 2 and out == "" and err == said
+
+
+@pytest.mark.parametrize("lang, said", [("zh", "liuren: 此課未占事，無斷：起課時加 --matter（如 --matter 天時）\n"),
+                                        ("en", "liuren: this chart has no 斷 (judgement): cast it with --matter "
+                                               "(e.g. --matter 天時)\n")])
+def test_asking_the_judgement_of_a_chart_without_a_matter_is_one_line(capsys, lang, said):
+    for command in ("why", "why-not"):
+        code, out, err = run(capsys, command, "斷", "雨", *WEATHER_ARGS[:4], "--lang", lang)
+        assert code == 2 and err == said
 
 
 # --- the 55 judged cases of 《指南》 卷三 -------------------------------------------------------------
