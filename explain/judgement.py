@@ -12,12 +12,14 @@ glossed at its first use in the judgement.
 """
 from __future__ import annotations
 
+from difflib import get_close_matches
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import liuren_logic
 from liuren_logic import syntax as S
+from liuren_logic.errors import InputError
 from liuren_logic.labels import ANY, book, cite, fill
 from liuren_logic.provenance import bindings
 
@@ -214,10 +216,6 @@ def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Op
     neither the chart's 斷 nor any verdict rule has (with the nearest names), or a ``why`` of a
     verdict the chart lacks; for a ``why-not`` of what holds, the lines that say so with its rule,
     sentence and line; None when the question goes on to its derivation."""
-    from difflib import get_close_matches
-
-    from liuren_logic.errors import InputError
-
     w, session = ASKED[lang], chart.session
     if not chart.rows("matter"):
         raise InputError(w["no_matter"])
