@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Optional
 
 from liuren_logic.digraph import Digraph
 from liuren_logic.inputs import members
-from liuren_logic.labels import books, fill, number
+from liuren_logic.labels import book, fill, number
 from liuren_logic.provenance import atom_text, bindings
 
 from .dispute_view import dispute_lines
@@ -110,6 +110,8 @@ TEXT = {
         "item": "{name}：{label}",
         "keti": "課體{count_n}，依類：{groups}。",
         "judgement": "占{matter}。斷語：{verdicts}；應期：{timing}。以下各條，皆本於其規則與原文。", "none": "無",
+        "judged": "{what}：{said}〔{rule}{source}〕", "judged_more": "另有{n}條（cast --json 全列）",
+        "judged_verdict": "斷語 {verdict}", "judged_timing": "應期 {branch}（{method}）",
         "mark": "{label}，{branch}臨{over}{shows}",
         "mark_shows": "，見於{places}",
         "strength": "{month}；{ruling}：{found}。",
@@ -199,6 +201,8 @@ TEXT = {
         "item": "{name}: {label}",
         "keti": "The chart has {count_n} names (課體), by group: {groups}.",
         "judgement": "The matter asked is {matter}. Verdicts: {verdicts}; timing (應期): {timing}. Each line below rests on its rule and line.",
+        "judged": "{what}: {said} [{rule}{source}]", "judged_more": "{n} more (cast --json lists them all)",
+        "judged_verdict": "verdict {verdict}", "judged_timing": "timing {branch}（{method}）",
         "none": "none",
         "mark": "{label}; {branch} stands over {over}{shows}",
         "mark_shows": " and shows as {places}",
@@ -617,23 +621,37 @@ class _Teacher:
         return self.step("keti", self.t["keti"].format(count_n=self.num(len(self.chart.keti)), groups=found))
 
     def judgement(self) -> Optional[Step]:
-        """The 斷 of a chart cast with a matter: its verdicts, its findings by weight, its 應期, each
-        a line with the rule that derived it and the rule's source."""
-        matter = self.rows("matter")
-        if not matter:
-            return None
-        from .judgement import KIND_ORDER, judgement_data
+        """The 斷 of a chart cast with a matter, read as the board reads it: one line a rule, the first
+        SHOWN by weight for the matter, how many more, then the verdicts and the 應期; each line with
+        its rule and the line of its book."""
+        from .judgement import JOIN, SHOWN, reading
 
-        t, data = self.t, judgement_data(self.chart)
-        for v in data["verdicts"]:
-            self.item(v["verdict"], self.state("verdict", v["verdict"], *v["about"]))
-        for k, f, a, b in sorted(self.rows("finding"), key=lambda row: KIND_ORDER.index(row[0])):
-            self.item(f, self.state("finding", k, f, a, b))
-        for b, how in self.rows("timing"):
-            self.item(b, self.state("timing", b, how))
-        verdicts = self.sep(v["verdict"] for v in data["verdicts"]) or t["none"]
-        timing = self.sep(f"{x['branch']}（{x['method']}）" for x in data["timing"]) or t["none"]
-        return self.step("judgement", t["judgement"].format(matter=matter[0][0], verdicts=verdicts, timing=timing))
+        read, t = reading(self.chart, gloss=False), self.t
+        if read is None:
+            return None
+        for group in read["groups"][:SHOWN]:
+            for row in group:
+                self.state("finding", *row["row"], quote=False)
+            self.judged(group[0]["kind"], JOIN[self.lang].join(r["text"][self.lang] for r in group), group[0])
+        if len(read["groups"]) > SHOWN:
+            self.notes.items.append({"text": t["judged_more"].format(n=self.num(len(read["groups"]) - SHOWN)),
+                                     "atom": "", "rule": "", "source": ""})
+        for v in read["verdicts"]:
+            self.state("verdict", v["verdict"], *v["about"], quote=False)
+            self.judged(t["judged_verdict"].format(verdict=v["verdict"]), v["text"][self.lang], v)
+        for x in read["timing"]:
+            self.state("timing", x["branch"], x["method"], quote=False)
+            self.judged(t["judged_timing"].format(branch=x["branch"], method=x["method"]), x["text"][self.lang], x)
+        verdicts = self.sep(v["verdict"] for v in read["verdicts"]) or t["none"]
+        timing = self.sep(f"{x['branch']}（{x['method']}）" for x in read["timing"]) or t["none"]
+        return self.step("judgement", t["judgement"].format(matter=read["matter"], verdicts=verdicts, timing=timing))
+
+    def judged(self, what: str, said: str, row: dict) -> None:
+        """One line of the 斷: what it is, what its rule says, the rule and the line of its book."""
+        key, _, verse = self.repaired(row["source"]).partition(": ")
+        source = self.t["source"].format(book=book(row["source"], self.lang), verse=verse) if verse else ""
+        self.notes.items.append({"text": self.t["judged"].format(what=what, said=said, rule=row["rule"], source=source),
+                                 "atom": self.notes.atoms[-1], "rule": row["rule"], "source": self.repaired(row["source"])})
 
     def item(self, name: str, rule: dict) -> None:
         """One line of a step: what the rule says of a name (with the name, if its label leaves it out)."""
@@ -821,9 +839,8 @@ def cite(step: Step, lang: str = "zh") -> str:
     t = TEXT[lang]
     sources = ""
     for source in step.sources:
-        key, _, verse = source.partition(": ")
-        book = books().get(key, (key, key))[lang != "zh"] if verse else ""
-        sources += t["source"].format(book=book, verse=verse or key)
+        verse = source.partition(": ")[2]
+        sources += t["source"].format(book=book(source, lang) if verse else "", verse=verse or source)
     if step.glosses:
         sources += t["gloss"].format(glosses=t["list_sep"].join(t["gloss_item"].format(name=n, branch=b)
                                                               for n, b in step.glosses))

@@ -387,10 +387,20 @@ def cmd_cast(args) -> int:
 def cmd_why(args, negative: bool = False) -> int:
     from .digraph import Digraph
     from .explain.tree import render
+    from .session import JUDGEMENT
 
     session = _session(args)
     chart = _chart(session, args, required="(" not in args.question, whole=False)  # a derivation reads what it rests on
     fmt = args.format or ("json" if args.json else "text")
+    if chart is not None and args.question in JUDGEMENT:  # the 斷's questions checked in the user's words
+        from .explain.judgement import asked
+
+        said = asked(chart, args.value, negative, args.lang)
+        if said is not None and fmt != "text":
+            raise InputError(said[0] + " " + said[-1])
+        if said is not None:
+            _write("\n".join(said), args, [session])
+            return 0
     graph_type = Digraph if fmt == "text" else None  # a tree printed needs no networkx (its import costs 0.2 s)
     if negative:
         if args.value is None and "(" not in args.question:

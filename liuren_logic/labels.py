@@ -79,6 +79,17 @@ def books() -> dict[str, tuple[str, str]]:
     return {key: (zh, en) for key, zh, en in (r.split("\t") for r in rows if r.strip() and not r.startswith("#"))}
 
 
+def book(source: str, lang: str) -> str:
+    """The book a rule's source cites, by name: ``'指南卷三: 將神之司…'`` → ``'《六壬指南》卷三'``; a
+    source of no known book stays as its key.
+
+    >>> book("003: 課得天網，正是被纏之象", "en")
+    '《註解大六壬指南》 vol. 16 (seed 003)'
+    """
+    key = source.partition(": ")[0].strip()
+    return books().get(key, (key, key))[lang != "zh"]
+
+
 def cite(source: str, lang: str) -> str:
     """A rule's source with its book by name: ``'大全: 凡卦…'`` → ``'《六壬大全》：凡卦…'``; '' stays ''.
 

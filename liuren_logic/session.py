@@ -32,6 +32,7 @@ from .querent import given_facts
 from .semantics import sort_key
 from .school import load_school
 from .snapshot import collection_paused
+from .syntax import Const
 
 if TYPE_CHECKING:  # the calendar and the explainer are imported where they are used
     import networkx as nx
@@ -327,11 +328,16 @@ class Session:
             return question, (chart.id, value, *[None] * (decl.arity - 2))
         raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
 
-    @staticmethod
-    def _judged(chart: Chart, value: Optional[str]) -> tuple[str, tuple]:
+    def verdicts(self) -> list[str]:
+        """Every verdict a rule of the KB can reach (the constant of a ``verdict`` rule's head)."""
+        heads = (r.head for r in self.program.rules if r.head.pred == "verdict")
+        return sorted({str(h.args[1].value) for h in heads if len(h.args) > 1 and isinstance(h.args[1], Const)})
+
+    def _judged(self, chart: Chart, value: Optional[str]) -> tuple[str, tuple]:
         """The row of the chart's 斷 that ``value`` names: a verdict (女尸做祟), a finding's words
-        (天網) or an 應期 (丑, or its method 沖開墓); a word they contain (女尸) when none is exactly
-        it; else the verdict ``value``, which does not hold (why-not 斷 雪 asks why not)."""
+        (天網) or an 應期 (丑, or its method 沖開墓); else a verdict the KB can reach (晴: why-not 斷 晴
+        asks why not clear, not about the 晴朗 a finding names); else a row with a word they contain
+        (女尸); else the verdict ``value``, which does not hold."""
         if not chart.rows("matter"):
             raise InputError(f"chart {chart.id} has no 斷: cast it with --matter")
         if not value:
@@ -343,6 +349,8 @@ class Session:
             for pred, row, keys in rows:
                 if any(wanted == k if exact else wanted in str(k) for k in keys):
                     return pred, (chart.id, *row)
+            if exact and wanted in self.verdicts():
+                break
         return "verdict", (chart.id, wanted, None)
 
     @staticmethod

@@ -152,7 +152,7 @@ WEATHER_ARGS = ("--at", "1997-12-31 20:00", "--tz", "Asia/Shanghai", "--matter",
 def test_the_board_ends_with_the_judgement_naming_the_seed_findings(capsys):
     code, out, _ = run(capsys, "cast", *HOUSE_ARGS, "--question", "弟犯邪，是否風水")
     section = out[out.index("\n斷: 占 家宅 · 問 弟犯邪，是否風水"):]
-    for words in ("不正之神", "女尸做祟", "被纏", "天目", "鬼呼", "003: 支上天目墓神，陰神見從魁玄武，主有女尸做祟"):
+    for words in ("不正之神", "女尸做祟", "被纏", "天目", "鬼呼", "《註解大六壬指南》卷十六：支上天目墓神，陰神見從魁玄武，主有女尸做祟"):
         assert words in section, words
     code, out, _ = run(capsys, "cast", *WEATHER_ARGS, "--lang", "en")
     from liuren_logic.explain.judgement import KIND_ORDER
@@ -161,6 +161,53 @@ def test_the_board_ends_with_the_judgement_naming_the_seed_findings(capsys):
     assert "not for long" in section and "丑（沖開墓）" in section
     findings = [line for line in section.splitlines() if line[:8] == " " * 8 and line[8:].split("  ")[0] in KIND_ORDER]
     assert 5 <= len(findings) <= 15
+
+
+@pytest.mark.parametrize("args", [HOUSE_ARGS, WEATHER_ARGS])
+@pytest.mark.parametrize("lang, books", [("zh", ("《註解大六壬指南》卷十六", "《六壬指南》卷三")),
+                                         ("en", ("《註解大六壬指南》 vol. 16 (seed 003)", "《六壬指南》 vol. 3"))])
+def test_the_board_cites_each_source_by_its_book(capsys, args, lang, books):
+    """Each row of the 斷 ends 〔rule · book〕 (a verdict's with its line), the book as docs/sources.md
+    names it, never the source's key (003, 指南卷三)."""
+    import re
+
+    from liuren_logic.labels import books as named
+
+    code, out, _ = run(capsys, "cast", *args, "--lang", lang)
+    section = " ".join(line.strip() for line in out[out.index("\n斷: " if lang == "zh" else "\nJudgement"):].splitlines())
+    cited = re.findall(r"〔([\w.]+) · ([^〕]*)〕", section)
+    assert code == 0 and len(cited) >= 10
+    assert all(source.startswith("《") for _, source in cited), cited
+    assert set(books) <= {source.partition("：" if lang == "zh" else ": ")[0] for _, source in cited}
+    assert not any(f"· {key}" in section for key in named()), section
+
+
+MATTERS = ("天時", "家宅", "婚姻", "產育", "疾病", "仕宦", "求財", "出行", "行人", "失物", "詞訟", "謀望")
+ROLE_TABLES = ("leishen_branch", "leishen_general", "leishen_kin", "leishen_spirit", "leishen_mark", "leishen_jiang",
+               "woman_sign")
+
+
+def test_english_reads_a_lines_own_word_in_english_and_glosses_each_term_once(session):
+    """On both seed charts, for every matter: a 類神 table's role word (雨師, 天后久) reads in English with
+    the word after it in 「」, never bare after 'stands for' or 'means'; a term is glossed once in the
+    judgement; and every role word of the KB's tables has its English."""
+    import re
+
+    from liuren_logic.explain.judgement import judgement_data, judgement_glossary, role_words
+
+    words = {str(row[-1]) for pred in ROLE_TABLES for row in session.base.query(pred, [None] * session.program.preds[pred].arity)}
+    assert len(words) > 60 and words <= set(role_words()), words - set(role_words())
+    glosses = judgement_glossary(session)
+    for at in ("1998-11-30 12:00", "1997-12-31 20:00"):
+        for matter in MATTERS:
+            data = judgement_data(session.cast_many([session.dated_input(at, matter=matter)])[0])
+            english = "\n".join(x["text"]["en"] for x in data["verdicts"] + data["findings"] + data["timing"])
+            assert not re.search(r"(stands for|means) [\u3400-\u9fff]+[;,:\n]|\([\u3400-\u9fff]+\) rides", english), (matter, english)
+            for word in re.findall(r"(?:stands for|means) [^「;]*「([^」]*)」", english):
+                assert f"{role_words()[word]}「{word}」" in english
+            glossed = [term for term, gloss in glosses.items() if f"{term} ({gloss})" in english]
+            assert glossed, matter
+            assert all(english.count(f"{term} ({glosses[term]})") == 1 for term in glossed), matter
 
 
 def test_without_a_matter_the_board_has_no_judgement_and_question_needs_a_matter(capsys):
@@ -199,7 +246,51 @@ def test_why_not_snow_names_the_missing_rain_master(capsys):
     code, out, _ = run(capsys, "why-not", "斷", "雪", *WEATHER_ARGS)
     assert code == 0 and "judge.snow" in out and "雨煞在亥" in out
     code, out, err = run(capsys, "why", "斷", "雪", *WEATHER_ARGS)
-    assert code == 2 and err.count("\n") == 1 and "ask why-not" in err
+    assert code == 2 and err.count("\n") == 1 and "liuren why-not 斷 雪" in err and "verdict(" not in err
+    code, out, err = run(capsys, "why", "斷", "雪", *WEATHER_ARGS, "--lang", "en")
+    assert code == 2 and err == "liuren: this chart's 斷 has no 雪; to ask why not: liuren why-not 斷 雪\n"
+
+
+def test_why_not_clear_asks_about_the_verdict_not_the_spirit_it_is_part_of(capsys):
+    """晴 is a verdict the KB can reach (weather.dajiao_yang): why-not answers why not clear, rather
+    than taking the finding of the spirit 晴朗, whose name contains it."""
+    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS)
+    assert code == 0 and "weather.dajiao_yang" in out and "finding(" not in out
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("zh", ["雨：此課有之（斷語）。", "辰（大角）臨陰位丑：主雨〔weather.dajiao_yin｜《六壬指南》卷三：",
+            "其推導見：liuren why 斷 雨"]),
+    ("en", ["雨: this chart has it (verdict).", "辰 (大角) stands over 丑, a yin palace: rain [weather.dajiao_yin | "
+            "《六壬指南》 vol. 3: ", "Its derivation: liuren why 斷 雨"])])
+def test_why_not_of_what_holds_says_so_in_words_with_its_rule_and_line(capsys, lang, said):
+    code, out, err = run(capsys, "why-not", "斷", "雨", *WEATHER_ARGS, "--lang", lang)
+    lines = out.splitlines()
+    assert code == 0 and err == "" and len(lines) == 3 and all(l.startswith(s) for l, s in zip(lines, said)), out
+    code, out, _ = run(capsys, "why-not", "斷", "丑", *WEATHER_ARGS, "--lang", lang)
+    assert code == 0 and "timing.tomb_opened" in out and "timing(" not in out
+    code, out, _ = run(capsys, "why-not", "斷", "女尸", *HOUSE_ARGS, "--lang", lang)
+    assert code == 0 and out.startswith("女尸做祟") and "liuren why 斷 女尸做祟" in out
+
+
+@pytest.mark.parametrize("lang, asked, said", [
+    ("zh", "晴朗也", "liuren: 此課之斷無「晴朗也」，規則亦無此斷語；近者：晴朗、晴\n"),
+    ("en", "晴朗也", "liuren: this chart's 斷 has no 「晴朗也」, and no rule reaches that verdict; nearest: 晴朗, 晴\n"),
+    ("en", "xyz", "liuren: this chart's 斷 has no 「xyz」, and no rule reaches that verdict; "
+                  "the chart's verdicts: 不久, 滂沱, 雨\n")])
+def test_why_of_an_unknown_name_is_one_line_naming_the_nearest(capsys, lang, asked, said):
+    for command in ("why", "why-not"):
+        code, out, err = run(capsys, command, "斷", asked, *WEATHER_ARGS, "--lang", lang)
+        assert code == 2 and out == "" and err == said
+
+
+@pytest.mark.parametrize("lang, said", [("zh", "liuren: 此課未占事，無斷：起課時加 --matter（如 --matter 天時）\n"),
+                                        ("en", "liuren: this chart has no 斷 (judgement): cast it with --matter "
+                                               "(e.g. --matter 天時)\n")])
+def test_asking_the_judgement_of_a_chart_without_a_matter_is_one_line(capsys, lang, said):
+    for command in ("why", "why-not"):
+        code, out, err = run(capsys, command, "斷", "雨", *WEATHER_ARGS[:4], "--lang", lang)
+        assert code == 2 and err == said
 
 
 # --- the 55 judged cases of 《指南》 卷三 -------------------------------------------------------------
@@ -272,11 +363,40 @@ def test_a_features_tokens_are_its_branches_generals_and_names():
 
 def test_the_lesson_continues_to_the_judgement(capsys):
     code, out, _ = run(capsys, "teach", *HOUSE_ARGS)
-    step = out[out.rindex("斷"):]
+    step = out[out.index("、斷\n"):]
     assert code == 0 and "占家宅。斷語：不正之神、女尸做祟、宅中鬼祟、被纏" in out
     assert "支上丑為天目、為日墓，支陰酉為女巫乘玄武：女尸做祟" in step and "judge.woman_corpse" in step
     code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00")
     assert "斷語" not in out
+
+
+@pytest.mark.parametrize("args", [HOUSE_ARGS, WEATHER_ARGS])
+def test_the_lesson_reads_the_judgement_as_the_board_does(session, args):
+    """The lesson's 斷 step: the board's rows (one a rule, the first SHOWN by weight), then 另有N條,
+    the verdicts and the 應期, each line ending with its rule and the line of its book."""
+    from liuren_logic.explain.judgement import SHOWN, judgement_data
+    from liuren_logic.explain.lesson import lesson_steps
+    from liuren_logic.labels import number
+
+    chart = session.cast_many([session.dated_input(args[1], args[3], matter=args[5])])[0]
+    data = judgement_data(chart)
+    findings, later = data["findings"][:SHOWN], data["verdicts"] + data["timing"]
+    for lang, open_, sep in (("zh", "〔", "｜"), ("en", "[", " | ")):
+        items = next(s for s in lesson_steps(chart, lang) if s.key == "judgement").items
+        rows, more, rest = items[:len(findings)], items[len(findings)], items[len(findings) + 1:]
+        assert len(data["findings"]) > SHOWN and len(items) == SHOWN + 1 + len(later)
+        assert [r["rule"] for r in rows] == [f["rule"] for f in findings]
+        assert [r["rule"] for r in rest] == [x["rule"] for x in later]
+        assert more["text"].startswith({"zh": f"另有{number(len(data['findings']) - SHOWN, 'zh')}條",
+                                        "en": f"{len(data['findings']) - SHOWN} more"}[lang])
+        for item in rows + rest:
+            verse = item["source"].partition(": ")[2]
+            assert f"{open_}{item['rule']}{sep}《" in item["text"] and f"「{verse}」" in item["text"], item
+        if lang == "zh":
+            assert [r["text"].partition("：")[0] for r in rows] == [f["kind"] for f in findings]
+            assert [r["text"].partition("：")[0] for r in rest] == \
+                [f"斷語 {v['verdict']}" for v in data["verdicts"]] + [f"應期 {t['branch']}（{t['method']}）"
+                                                                    for t in data["timing"]]
 
 
 # --- counts over the 720 charts, each against a definition written here ---------------------------

@@ -53,6 +53,7 @@ def test_the_schemas_are_valid_json_schema():
     (["why-not", "initial", "丑", *CHART], "derivation"),
     (["teach", *CHART], "lesson"),
     (["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut"], "lesson"),
+    (["teach", "--at", "1998-11-30 12:00", "--matter", "家宅"], "lesson"),  # its 斷 step: 另有N條 is a line too
     (["table", "--night"], "table"),
     (["audit", "--vs", "punishment=seed000", "--times", "day", "--explain", "庚午/0"], "audit"),
     (["audit", "--vs", "day_boundary=00:00", "--from", "2024-03-01 21:00", "--to", "2024-03-02 02:00", "--step", "30m"],
