@@ -299,10 +299,10 @@ def _chart_input(session, args, required: bool):
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
-        _warn_unused_place(session, args)
         given = session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
                                     sex=args.sex, matter=args.matter)
-        if args.tz is None:  # said once the moment is read: bad input still gets one line
+        _warn_unused_place(session, args)  # the warning and note are said once the moment is read: bad input
+        if args.tz is None:  # still gets one line
             _say(f"liuren: note: no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)")
         return given
     if args.day is None:

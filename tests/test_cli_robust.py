@@ -19,6 +19,7 @@ from liuren_logic.cli import main
 
 CHART = ["--day", "辛巳", "--offset", "3"]
 AUDIT = ["audit", "--vs", "punishment=seed000", "--times", "day"]
+AT = ["cast", "--at", "2020-01-01 12:00", "--tz", "Asia/Shanghai"]
 MINE = '@pred mine(x: branch) zh "{x}" en "{x}".\nmine(子).\n'
 LONG = "/tmp/" + "a" * 300 + "/" + "b" * 300  # a name the system refuses: ENAMETOOLONG
 LIUREN = [sys.executable, "-m", "liuren_logic.cli"]
@@ -277,6 +278,17 @@ def one_line(code: int, err: str, status: int = 2) -> bool:
     (["cast", *CHART, "--reading", "punishment=../../core/symbols"], "no reading '../../core/symbols' of punishment"),
     (["cast", "--day", "x" * 40_000, "--offset", "3"], "cannot read the day 'xxxx"),
     ([*AUDIT, "--cases", "{files}"], "is not a regular file but a directory"),
+    *[([*AT, f"--{name}={value}"], words) for name, value, words in [
+        ("longitude", "nan", "longitude nan is not a number: expected degrees −180…180"),
+        ("longitude", "inf", "longitude inf is outside −180…180"),
+        ("longitude", "181", "longitude 181 is outside −180…180"),
+        ("longitude", "", "argument --longitude: invalid float value: ''"),
+        ("longitude", "abc", "argument --longitude: invalid float value: 'abc'"),
+        ("latitude", "nan", "latitude nan is not a number: expected degrees −90…90"),
+        ("latitude", "-inf", "latitude -inf is outside −90…90"),
+        ("latitude", "91", "latitude 91 is outside −90…90"),
+        ("latitude", "", "argument --latitude: invalid float value: ''"),
+    ]],  # the warning that a coordinate is ignored waits until the moment is read: no second line
 ])
 def test_each_reproduction_is_one_line_naming_what_is_wrong(capsys, files, argv, words):
     code, _, err = run(capsys, *(a.replace("{files}", str(files)) for a in argv))
