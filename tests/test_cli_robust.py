@@ -362,6 +362,48 @@ def test_standard_error_that_fails_is_status_74_without_a_word(redirect):
     assert done.returncode == 0 and "三傳" in done.stdout
 
 
+@pytest.mark.parametrize("redirect, said", [
+    (">&-", "liuren: cannot write standard output: it is closed\n"),
+    ("> /dev/full", "liuren: cannot write standard output: No space left on device\n"),
+])
+def test_serve_with_standard_output_refused_is_one_line_and_status_74(redirect, said):
+    done = shell(f"timeout 60 $liuren serve --port 0 {redirect}")
+    assert (done.returncode, done.stderr) == (74, said)
+
+
+SERVE_STOPPED = "liuren serve: stopped: the reader of its standard output has gone (a closed pipe)\n"
+
+
+def test_serve_into_a_pipe_its_reader_closed_stops_with_one_line():
+    reading, writing = os.pipe()
+    os.close(reading)  # gone before the server's first line
+    try:
+        done = subprocess.run([*LIUREN, "serve", "--port", "0"], stdout=writing,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (0, SERVE_STOPPED)
+
+
+def test_serve_stops_with_one_line_when_its_reader_leaves_while_it_serves():
+    """The log line of a request, which a connection's thread writes, stops the server: no traceback."""
+    import urllib.error
+    import urllib.request
+
+    server = subprocess.Popen([*LIUREN, "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        url = server.stdout.readline().split()[4]
+        server.stdout.close()  # the reader leaves; the server is still serving
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url + "api/nosuch", timeout=30)
+        assert refused.value.code == 404  # answered, then stopped
+        assert server.wait(timeout=30) == 0 and server.stderr.read() == SERVE_STOPPED
+    finally:
+        server.kill()
+        server.wait()
+        server.stderr.close()
+
 def test_a_closed_standard_input_with_interactive_prints_the_whole_lesson(capsys):
     done = shell(f"$liuren teach {' '.join(CHART)} --interactive <&-")
     _, expected, _ = run(capsys, "teach", *CHART)
