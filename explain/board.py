@@ -404,19 +404,27 @@ def table_lines(charts: list["Chart"], lang: str = "zh") -> list[str]:
 def _wrap(cells: list[str], sep: str, indent: str, first: Optional[str] = None) -> list[str]:
     """Cells joined by ``sep`` in lines of at most WIDTH columns, broken between cells, or between
     the words of a cell too long for a line; the first line starts with ``first`` (default
-    ``indent``), the others with ``indent`` and four spaces more."""
+    ``indent``), the others with ``indent`` and four spaces more. The dot that parts two cells
+    at a break (``sep`` " · ", or a group's leading "· ") ends the line, or starts the next where
+    it does not fit: a line that ends without one goes on with the same cell or group."""
     pieces: list[tuple[str, str]] = []  # (what joins it to the one before, text)
     for i, cell in enumerate(cells):
         words = cell.split(" ") if columns(indent + "    " + cell) > WIDTH else [cell]
         pieces += [(sep if i else "", words[0])] + [(" ", word) for word in words[1:]]
     lines, line = [], (indent if first is None else first) + pieces[0][1]
     for joint, piece in pieces[1:]:
-        if columns(line + joint + piece) > WIDTH:
-            group = piece.startswith("· ") and columns(line) + 2 <= WIDTH  # a new group: its dot ends the line
-            lines.append(line + (" ·" if group else ""))
-            line = indent + "    " + (piece[2:] if group else piece)
-        else:
+        if columns(line + joint + piece) <= WIDTH:
             line += joint + piece
+            continue
+        dotted = piece.startswith("· ")
+        dot = joint.strip() or ("·" if dotted else "")
+        piece = piece[2:] if dotted else piece
+        if dot and columns(line) + 1 + columns(dot) <= WIDTH:
+            lines.append(f"{line} {dot}")
+            line = indent + "    " + piece
+        else:
+            lines.append(line)
+            line = indent + "    " + (f"{dot} " if dot else "") + piece
     return lines + [line]
 
 

@@ -232,7 +232,7 @@ def _coordinate(name: str, value: object, limit: int) -> float | None:
     """A finite latitude/longitude within ±limit, or None."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
         raise CalendarError(f"{name} {value!r} is not a number: expected degrees −{limit}…{limit}")
     if not math.isfinite(value) or not -limit <= value <= limit:
         raise CalendarError(f"{name} {value:g} is outside −{limit}…{limit}")

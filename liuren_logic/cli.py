@@ -3,10 +3,10 @@
 Every error a user can cause ends in one clear message and exit status 2 (1 when
 ``kb check`` finds problems), Ctrl-C in one line and status 130; standard output or error
 that cannot be written (a full disk, a closed stream) in one line and status 74 (EX_IOERR;
-a pipe its reader closed ends quietly, status 0); no traceback. Text from KB files is printed
-with control characters escaped, input echoed in a message is cut to a readable length, and
-files are written whole (a temporary file renamed), never over a file the command reads or
-the package ships.
+a pipe its reader closed ends quietly, status 0, but for ``serve``'s line that it stopped); no
+traceback. Text from KB files is printed with control characters escaped, input echoed in a
+message is cut to a readable length, and files are written whole (a temporary file renamed),
+never over a file the command reads or the package ships.
 """
 from __future__ import annotations
 
@@ -299,10 +299,10 @@ def _chart_input(session, args, required: bool):
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
-        _warn_unused_place(session, args)
         given = session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
                                     sex=args.sex, matter=args.matter)
-        if args.tz is None:  # said once the moment is read: bad input still gets one line
+        _warn_unused_place(session, args)  # the warning and note are said once the moment is read: bad input
+        if args.tz is None:  # still gets one line
             _say(f"liuren: note: no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)")
         return given
     if args.day is None:
@@ -756,9 +756,13 @@ def cmd_serve(args) -> int:
     gc.enable()  # a server lives on
 
     try:
-        serve(args.host, args.port, args.school, args.open, args.quiet, out=lambda line: print(line, flush=True))
+        serve(args.host, args.port, args.school, args.open, args.quiet, out=lambda line: _emit(line, args))
     except KeyboardInterrupt:
         pass
+    except _StdoutError as error:  # answered as for any command (_failed), but a server that stops
+        if error.errno != errno.EPIPE:  # by itself says why even when its reader has left
+            raise
+        _say("liuren serve: stopped: the reader of its standard output has gone (a closed pipe)")
     return 0
 
 

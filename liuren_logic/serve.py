@@ -475,19 +475,37 @@ def url_of(server: ThreadingHTTPServer) -> str:
 
 
 def serve(host: str, port: int, school: str, open_browser: bool, quiet: bool, out=print) -> None:
-    """Start the app and answer until interrupted."""
-    server = make_server(host, port, school, None if quiet else (lambda line: out(line)))
-    out(f"liuren serve: listening on {url_of(server)} (Ctrl-C stops)")
-    if open_browser:
-        import webbrowser
+    """Start the app and answer until interrupted, or until ``out`` cannot write a line (an
+    OSError: standard output closed or full): the server then stops and that error is raised."""
+    failed: list[OSError] = []
 
-        webbrowser.open(url_of(server))
+    def say(line: str) -> bool:
+        """``out(line)``; False, the error kept, once a line could not be written."""
+        if not failed:
+            try:
+                out(line)
+            except OSError as error:
+                failed.append(error)
+        return not failed
+
+    def log(line: str) -> None:  # from a connection's thread, while the server is serving
+        if not say(line):
+            server.shutdown()  # returns once serve_forever has (at once if it has already)
+
+    server = make_server(host, port, school, None if quiet else log)
     started = time.monotonic()
     try:
-        server.serve_forever()
+        if say(f"liuren serve: listening on {url_of(server)} (Ctrl-C stops)"):
+            if open_browser:
+                import webbrowser
+
+                webbrowser.open(url_of(server))
+            server.serve_forever()
     finally:
         server.server_close()
-        out(f"liuren serve: stopped after {time.monotonic() - started:.0f} s")
+        say(f"liuren serve: stopped after {time.monotonic() - started:.0f} s")
+    if failed:
+        raise failed[0]
 
 
 __all__ = ["make_server", "serve", "url_of", "App", "shipped_readings"]

@@ -241,10 +241,15 @@ class Session:
         self._explainers = {key: e for key, e in self._explainers.items() if key in live}
 
     def table(self, daytime: bool = True) -> list[Chart]:
-        """All 720 charts (60 days × 12 offsets), cast in one evaluation."""
+        """All 720 charts (60 days × 12 offsets), cast in one evaluation whatever the session cast
+        before: a chart of the table cast in another batch is cast again with the rest (and replaces
+        it), so that the table's charts share their rows and one query of its batch reads them all."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
         branches, none = members(self.base, "branch"), given_facts(self.base)
-        return self.cast_many([self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)])
+        inputs = [self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)]
+        if len({id(self.source(i.id)) for i in inputs}) > 1:  # some were cast before, apart
+            self.forget([i.id for i in inputs])
+        return self.cast_many(inputs)
 
     # reading -----------------------------------------------------------------
     def chart(self, chart_id: str) -> Optional[Chart]:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from conftest import seed_text
-from liuren_logic.explain.board import WIDTH, columns, render_chart, sections
+from liuren_logic.explain.board import WIDTH, columns, render_chart, section_lines, sections
 
 ORDER = ["天地盤", "四課", "三傳", "天將", "課體", "課格", "畢法", "神煞"]
 DAYS = [s + b for s, b in zip("甲乙丙丁戊己庚辛壬癸" * 6, "子丑寅卯辰巳午未申酉戌亥" * 5)]  # the sixty day pillars
@@ -208,3 +208,47 @@ def test_no_line_is_wider_than_a_screen(session, lang):
         for options in ({}, {"explain_calendar": True, "all_generals": True, "all_spirits": True}):
             lines = render_chart(chart, lang, **options).splitlines()
             assert max(map(columns, lines)) <= WIDTH, (chart.id, options, max(lines, key=columns))
+
+
+WRAP_SCOPES = [pytest.param(False, id="sample"), pytest.param(True, id="all", marks=pytest.mark.complete)]
+
+
+def rows_as_drawn(section):
+    """Each row of a wrapped section (its cells' text) with the row read back from its lines: the
+    text with each line break made a space again, and the breaks, as (where that space is, the
+    columns the next line is indented)."""
+    lines = section_lines(section)
+    for number, row in enumerate(section.rows):
+        cells = [cell.plain for cell in row if cell]
+        first = lines.pop(0)
+        text = first[len(section.title) + 2:] if number == 0 and section.title else first.lstrip()
+        breaks = []
+        while len(text) < len(section.sep.join(cells)) and lines:
+            line = lines.pop(0)
+            breaks.append((len(text), len(line) - len(line.lstrip())))
+            text += " " + line.lstrip()
+        yield cells, text, breaks
+    assert not lines, section.key
+
+
+@pytest.mark.parametrize("complete", WRAP_SCOPES)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_wrapped_line_keeps_its_dots_and_splits_no_item_that_fits_a_line(table, lang, complete):
+    """Over the 720 day charts' boards (every 9th by default), every spirit and general: a row read
+    back across its breaks is the row (no ' · ' lost at a break, so no two items run together), and
+    a break falls inside an item only when the item is longer than a line."""
+    wrapped = 0
+    for chart in table if complete else table[::9]:
+        for section in sections(chart, lang, all_spirits=True, all_generals=True):
+            if section.grid:
+                continue
+            for cells, text, breaks in rows_as_drawn(section):
+                assert text == section.sep.join(cells), (chart.id, section.key, text)
+                start = 0
+                for cell in cells:
+                    own = start + 2 if cell.startswith("· ") else start  # a group's dot parts it from the last
+                    split = [indent for at, indent in breaks if own <= at < start + len(cell)]
+                    assert all(columns(" " * indent + cell) > WIDTH for indent in split), (chart.id, section.key, cell)
+                    start += len(cell) + len(section.sep)
+                wrapped += bool(breaks)
+    assert wrapped > (200 if complete else 20)  # rows that wrap: what is checked

@@ -190,6 +190,19 @@ def test_a_batch_holds_each_distinct_row_once(table):
     assert all(row is other for row, other in zip(rows, others))
 
 
+def test_the_table_is_one_batch_whatever_was_cast_before():
+    """A chart of the table cast before, alone, is cast again with the rest: the table does not
+    depend on what the session (a shared test fixture) cast first."""
+    from liuren_logic import Session
+
+    session = Session()
+    alone = session.cast_offset("甲子", 0)
+    table = session.table()
+    assert table[0] is not alone and table[0].id == alone.id and session.chart(alone.id) is table[0]
+    assert len({id(chart._source) for chart in table}) == 1 and session.table() == table
+    assert all(row is other for row, other in zip(table[0].rows("tianpan"), table[12].rows("tianpan")))
+    assert alone.rows("tianpan") == table[0].rows("tianpan") and alone.sanchuan == table[0].sanchuan
+
 def test_lessons_and_transmissions_equal_only_their_own_kind(table):
     from liuren_logic.chart import Lesson, Transmission
 

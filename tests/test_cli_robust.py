@@ -19,6 +19,7 @@ from liuren_logic.cli import main
 
 CHART = ["--day", "辛巳", "--offset", "3"]
 AUDIT = ["audit", "--vs", "punishment=seed000", "--times", "day"]
+AT = ["cast", "--at", "2020-01-01 12:00", "--tz", "Asia/Shanghai"]
 MINE = '@pred mine(x: branch) zh "{x}" en "{x}".\nmine(子).\n'
 LONG = "/tmp/" + "a" * 300 + "/" + "b" * 300  # a name the system refuses: ENAMETOOLONG
 LIUREN = [sys.executable, "-m", "liuren_logic.cli"]
@@ -277,6 +278,17 @@ def one_line(code: int, err: str, status: int = 2) -> bool:
     (["cast", *CHART, "--reading", "punishment=../../core/symbols"], "no reading '../../core/symbols' of punishment"),
     (["cast", "--day", "x" * 40_000, "--offset", "3"], "cannot read the day 'xxxx"),
     ([*AUDIT, "--cases", "{files}"], "is not a regular file but a directory"),
+    *[([*AT, f"--{name}={value}"], words) for name, value, words in [
+        ("longitude", "nan", "longitude nan is not a number: expected degrees −180…180"),
+        ("longitude", "inf", "longitude inf is outside −180…180"),
+        ("longitude", "181", "longitude 181 is outside −180…180"),
+        ("longitude", "", "argument --longitude: invalid float value: ''"),
+        ("longitude", "abc", "argument --longitude: invalid float value: 'abc'"),
+        ("latitude", "nan", "latitude nan is not a number: expected degrees −90…90"),
+        ("latitude", "-inf", "latitude -inf is outside −90…90"),
+        ("latitude", "91", "latitude 91 is outside −90…90"),
+        ("latitude", "", "argument --latitude: invalid float value: ''"),
+    ]],  # the warning that a coordinate is ignored waits until the moment is read: no second line
 ])
 def test_each_reproduction_is_one_line_naming_what_is_wrong(capsys, files, argv, words):
     code, _, err = run(capsys, *(a.replace("{files}", str(files)) for a in argv))
@@ -349,6 +361,48 @@ def test_standard_error_that_fails_is_status_74_without_a_word(redirect):
     done = shell(f"$liuren cast {' '.join(CHART)} {redirect}")  # nothing to say: the chart, status 0
     assert done.returncode == 0 and "三傳" in done.stdout
 
+
+@pytest.mark.parametrize("redirect, said", [
+    (">&-", "liuren: cannot write standard output: it is closed\n"),
+    ("> /dev/full", "liuren: cannot write standard output: No space left on device\n"),
+])
+def test_serve_with_standard_output_refused_is_one_line_and_status_74(redirect, said):
+    done = shell(f"timeout 60 $liuren serve --port 0 {redirect}")
+    assert (done.returncode, done.stderr) == (74, said)
+
+
+SERVE_STOPPED = "liuren serve: stopped: the reader of its standard output has gone (a closed pipe)\n"
+
+
+def test_serve_into_a_pipe_its_reader_closed_stops_with_one_line():
+    reading, writing = os.pipe()
+    os.close(reading)  # gone before the server's first line
+    try:
+        done = subprocess.run([*LIUREN, "serve", "--port", "0"], stdout=writing,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (0, SERVE_STOPPED)
+
+
+def test_serve_stops_with_one_line_when_its_reader_leaves_while_it_serves():
+    """The log line of a request, which a connection's thread writes, stops the server: no traceback."""
+    import urllib.error
+    import urllib.request
+
+    server = subprocess.Popen([*LIUREN, "serve", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    try:
+        url = server.stdout.readline().split()[4]
+        server.stdout.close()  # the reader leaves; the server is still serving
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url + "api/nosuch", timeout=30)
+        assert refused.value.code == 404  # answered, then stopped
+        assert server.wait(timeout=30) == 0 and server.stderr.read() == SERVE_STOPPED
+    finally:
+        server.kill()
+        server.wait()
+        server.stderr.close()
 
 def test_a_closed_standard_input_with_interactive_prints_the_whole_lesson(capsys):
     done = shell(f"$liuren teach {' '.join(CHART)} --interactive <&-")
