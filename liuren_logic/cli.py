@@ -729,11 +729,17 @@ def _audit_evidence(args) -> int:
     session = _session(args)
     if args.against is not None:
         agreed, differences = E.against(session, _json_list(args.against, "--against"))
-        _emit(E.render_against(agreed, differences, args.lang), args)
+        if args.json:
+            _json(E.against_document(session.name, agreed, differences, args.lang), args)
+        else:
+            _emit(E.render_against(agreed, differences, args.lang), args)
         return 0
     cases = _json_list(args.cases, "--cases")
     verdicts = E.by_topic(session, cases)
-    _emit(E.render_topics(verdicts, len(cases), args.lang), args)
+    if args.json:
+        _json(E.topics_document(session.name, verdicts, len(cases), args.lang), args)
+    else:
+        _emit(E.render_topics(verdicts, len(cases), args.lang), args)
     if args.html is not None:
         _write(E.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
                [session], "--html")
