@@ -21,27 +21,21 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from bench import BRANCHES, ZHONGQI, chart_list, hour_pillar, new_session
+from bench import BRANCHES, chart_list, kinliuren_cast, new_session
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data" / "against" / "kinliuren.json"
-
-
-def kinliuren_inputs(day: str, offset: int, jiang: str) -> tuple[str, str, str, str]:
-    """kinliuren's (節氣, 農曆月, 日干支, 時干支) for the chart of ``day`` and ``offset`` under ``jiang``."""
-    term, month = ZHONGQI[jiang]
-    return term, month, day, hour_pillar(day[0], BRANCHES[(BRANCHES.index(jiang) - offset) % 12])
 
 
 def by_jiang(liuren_class, day: str, offset: int) -> dict[str, tuple[str, str]]:
     """月將 (子 to 亥) → kinliuren's (三傳, 格局) for the chart under it; those where it raises are left out."""
     answers = {}
     for jiang in BRANCHES:
+        hour = BRANCHES[(BRANCHES.index(jiang) - offset) % 12]
         try:
-            result = liuren_class(*kinliuren_inputs(day, offset, jiang)).result(0)
+            cast = kinliuren_cast(liuren_class, day, offset, hour)
         except Exception:  # kinliuren fails on some charts: that hour gives no answer
             continue
-        passes = result["三傳"]
-        answers[jiang] = ("".join(passes[k][0] for k in ("初傳", "中傳", "末傳")), "".join(result["格局"]))
+        answers[jiang] = cast["sanchuan"], "".join(cast["method"])
     return answers
 
 
