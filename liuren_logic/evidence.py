@@ -246,18 +246,42 @@ def _by_method(differences: Sequence[Difference]) -> dict[str, list]:
     return groups
 
 
+def _summary(agreed: int, differences: Sequence[Difference]) -> str:
+    explained = sum(1 for d in differences if d.explained_by)
+    return (f"{agreed + len(differences)} answers: {agreed} agree; {len(differences)} differ, "
+            f"{explained} explained by a shipped reading, {len(differences) - explained} by none")
+
+
+def _change(d: Difference) -> str:
+    return "  ".join(f"{k} {d.ours[k]} → {d.theirs[k]}" for k in d.theirs if d.ours[k] != d.theirs[k])
+
+
+def _why(d: Difference, lang: str) -> str:
+    return "; ".join(f"{t}={r} {reading_name(t, r, lang)}" for t, r in d.explained_by) or "no shipped reading"
+
+
 def render_against(agreed: int, differences: Sequence[Difference], lang: str = "zh") -> str:
     """The differences by the school's method: each with the readings that explain it, or none."""
-    explained = sum(1 for d in differences if d.explained_by)
-    lines = [f"{agreed + len(differences)} answers: {agreed} agree; {len(differences)} differ, "
-             f"{explained} explained by a shipped reading, {len(differences) - explained} by none"]
+    lines = [_summary(agreed, differences)]
     for method, group in _by_method(differences).items():
         lines += ["", f"{method} ({len(group)}):"]
-        for d in group:
-            change = "  ".join(f"{k} {d.ours[k]} → {d.theirs[k]}" for k in d.theirs if d.ours[k] != d.theirs[k])
-            why = "; ".join(f"{t}={r} {reading_name(t, r, lang)}" for t, r in d.explained_by) or "no shipped reading"
-            lines.append(f"  {d.label}: {change}  — {why}")
+        lines += [f"  {d.label}: {_change(d)}  — {_why(d, lang)}" for d in group]
     return "\n".join(lines)
+
+
+def against_html(agreed: int, differences: Sequence[Difference], lang: str = "zh") -> str:
+    """``audit --against … --html``: the same report as one self-contained page, a table per method."""
+    from .explain.audit_page import CSS
+    from .explain.page import esc
+
+    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>against another caster</title>"
+             f"<style>{CSS}</style></head><body><h1>{esc(_summary(agreed, differences))}</h1>"]
+    for method, group in _by_method(differences).items():
+        rows = "".join(f"<tr><td>{d.entry}</td><td>{esc(d.label)}</td><td>{esc(_change(d))}</td>"
+                       f"<td>{esc(_why(d, lang))}</td></tr>" for d in group)
+        parts.append(f"<h2>{esc(method)} ({len(group)})</h2><table><tr><th>answer</th><th>chart</th>"
+                     f"<th>ours → theirs</th><th>explained by</th></tr>{rows}</table>")
+    return "".join(parts) + "</body></html>"
 
 
 def against_document(school: str, agreed: int, differences: Sequence[Difference], lang: str = "zh") -> dict:

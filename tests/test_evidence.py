@@ -71,6 +71,22 @@ def test_against_on_the_command_line_groups_by_method(capsys):
     assert "伏吟 (3):\n  丁卯 午將午時 (offset 0): sanchuan 卯子卯 → 卯子午  — fuyin_final=clash 伏吟末傳（取沖）" in out
 
 
+def test_against_writes_its_html_page_and_never_over_the_answers(capsys, tmp_path):
+    page = tmp_path / "against.html"
+    assert main(["audit", "--against", str(AGAINST / "wlhyl.json"), "--html", str(page)]) == 0
+    html = page.read_text("utf-8")
+    assert "<h1>16 answers: 1 agree; 15 differ, 15 explained by a shipped reading, 0 by none</h1>" in html
+    assert "<h2>伏吟 (3)</h2>" in html and "<td>2</td><td>丁卯 午將午時 (offset 0)</td><td>sanchuan 卯子卯 → 卯子午</td>" in html
+    answers = tmp_path / "answers.json"
+    answers.write_bytes((AGAINST / "wlhyl.json").read_bytes())
+    capsys.readouterr()
+    assert main(["audit", "--against", str(answers), "--html", str(answers)]) == 2
+    assert answers.read_bytes() == (AGAINST / "wlhyl.json").read_bytes()
+    assert capsys.readouterr().err.count("\n") == 1
+    assert main(["audit", "--against", str(answers), "--cases", str(answers)]) == 2
+    assert "give --cases or --against, not both" in capsys.readouterr().err
+
+
 def test_an_answer_that_says_nothing_comparable_is_named(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"day": "辛巳", "offset": 3}]), "utf-8")
