@@ -137,13 +137,16 @@ def rss_mb() -> float:
 
 
 # (a) kinliuren -------------------------------------------------------------
-def kinliuren_cast(liuren_class, day: str, offset: int, hour: str = HOUR) -> dict:
-    result = liuren_class(*kinliuren_inputs(day, offset, hour)).result(0)
+def kinliuren_cast(liuren_class, day: str, offset: int, hour: str = HOUR, table: int = 0) -> dict:
+    """kinliuren's chart at ``hour`` with its noble table ``table`` (0: 甲戊庚牛羊, 1: its other one)."""
+    result = liuren_class(*kinliuren_inputs(day, offset, hour)).result(table)
     passes = result["三傳"]
+    board = result["天地盤"]
     return {"sanchuan": "".join(passes[k][0] for k in ("初傳", "中傳", "末傳")),
             "generals": [passes[k][1] for k in ("初傳", "中傳", "末傳")],
             "lessons": [result["四課"][k][0] for k in ("一課", "二課", "三課", "四課")],  # upper + lower
-            "method": list(result["格局"])}
+            "method": list(result["格局"]),
+            "noble": board["天盤"][board["天將"].index("貴")]}  # the heavenly branch 貴人 rides
 
 
 # (b), (c) ours ---------------------------------------------------------------

@@ -117,6 +117,15 @@ def test_kinliuren_eight_short_cut_charts_are_named_and_the_rest_counted_by_meth
     assert unexplained == {"返吟": 31, "比用": 23, "涉害": 19, "伏吟": 12, "八專": 9, "別責": 2, "遙剋": 1, "賊剋": 1}
 
 
+def test_kinliuren_second_noble_table_is_noble_jia_yang_exactly(default):
+    """kinliuren_noble.json: its second table's 貴人 on every chart it answers, by day and night."""
+    entries = json.loads((AGAINST / "kinliuren_noble.json").read_text("utf-8"))
+    agreed, differences = against(default, entries)
+    assert (len(entries), agreed, len(differences)) == (1439, 719, 720)
+    assert all(d.explained_by == [("noble", "jia_yang")] for d in differences)
+    assert against(Session(readings={"noble": "jia_yang"}), entries) == (1439, [])
+
+
 def test_against_as_json_groups_each_difference_by_method(capsys):
     assert main(["audit", "--against", str(AGAINST / "kinliuren.json"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
