@@ -59,7 +59,7 @@ def test_the_schemas_are_valid_json_schema():
      "audit"),
     (["audit", "--vs", "shehai=shortcut", "--cases", "tests/data/cases/seed_cases.json"], "cases"),
     (["audit", "--cases", "tests/data/cases/seed_cases.json"], "topics"),
-    (["audit", "--against", "tests/data/against/wlhyl.json"], "against"),
+    (["audit", "--against", "tests/data/against/kinliuren.json"], "against"),
 ])
 def test_every_commands_json_follows_its_schema(capsys, argv, kind):
     data = valid(run_json(capsys, *argv))
