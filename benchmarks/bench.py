@@ -83,10 +83,10 @@ def jiang_of(offset: int) -> str:
     return BRANCHES[(BRANCHES.index(HOUR) + offset) % 12]
 
 
-def kinliuren_inputs(day: str, offset: int) -> tuple[str, str, str, str]:
-    """kinliuren's (節氣, 農曆月, 日干支, 時干支) for one of the 720 day charts."""
-    term, month = ZHONGQI[jiang_of(offset)]
-    return term, month, day, hour_pillar(day[0], HOUR)
+def kinliuren_inputs(day: str, offset: int, hour: str = HOUR) -> tuple[str, str, str, str]:
+    """kinliuren's (節氣, 農曆月, 日干支, 時干支) for one of the 720 charts at ``hour`` (the day charts: 午)."""
+    term, month = ZHONGQI[BRANCHES[(BRANCHES.index(hour) + offset) % 12]]
+    return term, month, day, hour_pillar(day[0], hour)
 
 
 def chart_list(session, limit: Optional[int]) -> list[tuple[str, int]]:
@@ -137,13 +137,16 @@ def rss_mb() -> float:
 
 
 # (a) kinliuren -------------------------------------------------------------
-def kinliuren_cast(liuren_class, day: str, offset: int) -> dict:
-    result = liuren_class(*kinliuren_inputs(day, offset)).result(0)
+def kinliuren_cast(liuren_class, day: str, offset: int, hour: str = HOUR, table: int = 0) -> dict:
+    """kinliuren's chart at ``hour`` with its noble table ``table`` (0: 甲戊庚牛羊, 1: its other one)."""
+    result = liuren_class(*kinliuren_inputs(day, offset, hour)).result(table)
     passes = result["三傳"]
+    board = result["天地盤"]
     return {"sanchuan": "".join(passes[k][0] for k in ("初傳", "中傳", "末傳")),
             "generals": [passes[k][1] for k in ("初傳", "中傳", "末傳")],
             "lessons": [result["四課"][k][0] for k in ("一課", "二課", "三課", "四課")],  # upper + lower
-            "method": list(result["格局"])}
+            "method": list(result["格局"]),
+            "noble": board["天盤"][board["天將"].index("貴")]}  # the heavenly branch 貴人 rides
 
 
 # (b), (c) ours ---------------------------------------------------------------

@@ -495,10 +495,11 @@ def _printable_pieces(pieces: Iterable[str], simplify: bool, newline: bool) -> I
 
 
 def _files_read(args, sessions) -> list[Path]:
-    """Every file the command read: the sessions' KB files, school files, --kb and --cases."""
+    """Every file the command read: the sessions' KB files, school files, --kb, --cases and --against."""
     from .school import kb_root
 
-    files = list(getattr(args, "kb", ())) + [p for p in (getattr(args, "cases", None),) if p is not None]
+    files = list(getattr(args, "kb", ())) + [p for p in (getattr(args, "cases", None), getattr(args, "against", None))
+                                             if p is not None]
     files += [Path(s) for s in (getattr(args, "school", None), getattr(args, "vs", None)) if s and s.endswith(".toml")]
     for session in sessions:
         files += session.kb.school.files(kb_root()) if session.kb.school is not None else []
@@ -736,14 +737,25 @@ def _audit_evidence(args) -> int:
     FILE``: another caster's answers, each difference with the shipped readings that give it."""
     from . import evidence as E
 
+    if args.against is not None and args.cases is not None:
+        raise InputError("give --cases or --against, not both")
     session = _session(args)
     if args.against is not None:
         agreed, differences = E.against(session, _json_list(args.against, "--against"))
-        _emit(E.render_against(agreed, differences, args.lang), args)
+        if args.json:
+            _json(E.against_document(session.name, agreed, differences, args.lang), args)
+        else:
+            _emit(E.render_against(agreed, differences, args.lang), args)
+        if args.html is not None:
+            _write(E.against_html(agreed, differences, args.lang),
+                   argparse.Namespace(**{**vars(args), "output": args.html}), [session], "--html")
         return 0
     cases = _json_list(args.cases, "--cases")
     verdicts = E.by_topic(session, cases)
-    _emit(E.render_topics(verdicts, len(cases), args.lang), args)
+    if args.json:
+        _json(E.topics_document(session.name, verdicts, len(cases), args.lang), args)
+    else:
+        _emit(E.render_topics(verdicts, len(cases), args.lang), args)
     if args.html is not None:
         _write(E.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
                [session], "--html")

@@ -36,7 +36,7 @@ def valid(data: dict) -> dict:
 
 
 def test_the_schemas_are_valid_json_schema():
-    assert set(SCHEMAS) == {"common", "chart", "derivation", "lesson", "table", "audit", "cases"}
+    assert set(SCHEMAS) == {"common", "chart", "derivation", "lesson", "table", "audit", "cases", "against", "topics"}
     for schema in SCHEMAS.values():
         Draft202012Validator.check_schema(schema)
     broken = {"schema": "liuren-logic/chart", "schema_version": SCHEMA_VERSION, "transmissions": [{"position": 1}]}
@@ -59,6 +59,8 @@ def test_the_schemas_are_valid_json_schema():
     (["audit", "--vs", "day_boundary=00:00", "--from", "2024-03-01 21:00", "--to", "2024-03-02 02:00", "--step", "30m"],
      "audit"),
     (["audit", "--vs", "shehai=shortcut", "--cases", "tests/data/cases/seed_cases.json"], "cases"),
+    (["audit", "--cases", "tests/data/cases/seed_cases.json"], "topics"),
+    (["audit", "--against", "tests/data/against/kinliuren.json"], "against"),
 ])
 def test_every_commands_json_follows_its_schema(capsys, argv, kind):
     data = valid(run_json(capsys, *argv))
