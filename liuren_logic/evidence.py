@@ -36,12 +36,43 @@ def _session(session, topic: str, reading: str):
 
 # the books' cases --------------------------------------------------------------------------
 @dataclass
+class Deciding:
+    """A case whose 三傳 the readings of a topic give differently, one of them as the book has it."""
+
+    label: str       # 「37 戊辰 戌將辰時」
+    book: str        # the book's 三傳
+    answers: dict    # reading → its 三傳
+    charts: dict     # reading → the case's chart under it
+
+    def steps(self, lang: str = "zh") -> dict[str, list[tuple[str, str]]]:
+        """The derivations where they part: reading → (title, text) of each step of the case's lesson
+        that decides the 三傳 (:data:`DECIDING_STEPS`) and that the readings state differently
+        (other atoms or rules), in the lesson's order, up to the first transmission they part on."""
+        from .explain.lesson import lesson_steps
+
+        lessons = {r: {s.key: s for s in lesson_steps(c, lang) if s.key in DECIDING_STEPS}
+                   for r, c in self.charts.items()}
+
+        def stated(reading: str, key: str):
+            step = lessons[reading].get(key)
+            return step and (sorted(a.replace(self.charts[reading].id, "C") for a in step.atoms), step.rules)
+
+        parting = [k for k in DECIDING_STEPS if len({repr(stated(r, k)) for r in lessons}) > 1]
+        told = [k for k in parting if k in ("initial", "sequence")]  # the first transmission that parts ends it
+        parting = parting[:parting.index(told[0]) + 1] if told else parting
+        return {r: [(steps[k].title, steps[k].text) for k in parting if k in steps] for r, steps in lessons.items()}
+
+
+DECIDING_STEPS = ("method", "candidates", "initial", "sequence")  # the lesson's steps that give the 三傳
+
+
+@dataclass
 class TopicVerdict:
     """One topic over the cases: how many each reading agrees with, and the cases that decide."""
 
     topic: str
     agree: dict                                   # reading → cases whose 三傳 it gives
-    deciding: list = field(default_factory=list)  # (case label, book, {reading: its 三傳})
+    deciding: list = field(default_factory=list)  # Deciding, in the cases' order
 
 
 def _case_input(session, number: int, case) -> tuple[str, object]:
@@ -59,34 +90,60 @@ def by_topic(session, cases: Sequence[dict]) -> list[TopicVerdict]:
     """For every disputed topic, each shipped reading's agreement with the cases' 三傳; topics in order."""
     inputs = [_case_input(session, n, c) for n, c in enumerate(cases, 1)]
     books = ["".join(c["sanchuan"]) for c in cases]
-    answers: dict[tuple, list[str]] = {}
+    charts: dict[tuple, list] = {}
     for topic, reading in readings(session):
         under = _session(session, topic, reading)
-        answers[topic, reading] = [c.sanchuan for c in under.cast_many([i for _, i in inputs])]
+        charts[topic, reading] = under.cast_many([i for _, i in inputs])
     verdicts = {}
-    for (topic, reading), given in answers.items():
+    for (topic, reading), cast in charts.items():
         verdict = verdicts.setdefault(topic, TopicVerdict(topic, {}))
-        verdict.agree[reading] = sum(a == b for a, b in zip(given, books))
+        verdict.agree[reading] = sum(c.sanchuan == book for c, book in zip(cast, books))
     for verdict in verdicts.values():
-        mine = [r for t, r in answers if t == verdict.topic]
+        mine = [r for t, r in charts if t == verdict.topic]
         for k, ((label, _), book) in enumerate(zip(inputs, books)):
-            shown = {r: answers[verdict.topic, r][k] for r in mine}
-            if len(set(shown.values())) > 1 and book in shown.values():
-                verdict.deciding.append((label, book, shown))
+            here = {r: charts[verdict.topic, r][k] for r in mine}
+            answers = {r: c.sanchuan for r, c in here.items()}
+            if len(set(answers.values())) > 1 and book in answers.values():
+                verdict.deciding.append(Deciding(label, book, answers, here))
     return list(verdicts.values())
 
 
+TOPICS_TEXT = {
+    "zh": {"head": "{cases}案；每一題目，各讀法所得三傳與書相合之案數（本派讀法居前）", "none": "（無案可決）",
+           "deciding": "{name}（{topic}）：可決之案", "book": "書", "colon": "："},
+    "en": {"head": "{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)",
+           "none": "(no case decides)", "deciding": "{topic} ({name}): the cases that decide", "book": "book",
+           "colon": ": "},
+}
+
+
+def _reading(topic: str, reading: str, lang: str) -> str:
+    """A reading as the report names it: its Chinese name in zh, its id (as --vs takes it) in en."""
+    return reading_name(topic, reading, lang, bare=True) if lang == "zh" else reading
+
+
+def _padded(text: str, width: int) -> str:
+    from .explain.board import columns
+
+    return text + " " * max(1, width - columns(text))
+
+
 def render_topics(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
-    """The per-topic table, then each topic's deciding cases with every reading's 三傳."""
-    lines = [f"{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)"]
+    """The per-topic table, then each topic's deciding cases with every reading's 三傳 and, under
+    them, where each reading's derivation parts from the others (:meth:`Deciding.steps`)."""
+    t = TOPICS_TEXT[lang]
+    lines = [t["head"].format(cases=cases)]
     for v in verdicts:
-        counts = "  ".join(f"{r} {n}" for r, n in v.agree.items())
-        lines.append(f"  {v.topic:<14} {counts}" + ("" if v.deciding else "  (no case decides)"))
+        counts = "  ".join(f"{_reading(v.topic, r, lang)} {n}" for r, n in v.agree.items())
+        name = _padded(names()[v.topic]["zh"], 10) if lang == "zh" else ""
+        lines.append(f"  {name}{v.topic:<14} {counts}" + ("" if v.deciding else "  " + t["none"]))
     for v in (v for v in verdicts if v.deciding):
-        lines += ["", f"{v.topic} ({names()[v.topic][lang]}): the cases that decide"]
-        for label, book, shown in v.deciding:
-            told = "  ".join(f"{r} {a}{'✓' if a == book else ''}" for r, a in shown.items())
-            lines.append(f"  {label:<18} book {book}  {told}")
+        lines += ["", t["deciding"].format(topic=v.topic, name=names()[v.topic][lang])]
+        for d in v.deciding:
+            told = "  ".join(f"{_reading(v.topic, r, lang)} {a}{'✓' if a == d.book else ''}" for r, a in d.answers.items())
+            lines.append(f"  {_padded(d.label, 18)}{t['book']} {d.book}  {told}")
+            lines += [f"      {_reading(v.topic, r, lang)}{t['colon']}{title}{t['colon']}{text}"
+                      for r, steps in d.steps(lang).items() for title, text in steps]
     return "\n".join(lines)
 
 
@@ -103,20 +160,28 @@ def topics_html(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") 
     for v in (v for v in verdicts if v.deciding):
         readings_here = list(v.agree)
         head = "".join(f"<th>{esc(r)}</th>" for r in readings_here)
-        body = "".join(f"<tr><td>{esc(label)}</td><td>{esc(book)}</td>"
-                       + "".join(f"<td>{esc(shown[r])}{' ✓' if shown[r] == book else ''}</td>" for r in readings_here)
-                       + "</tr>" for label, book, shown in v.deciding)
+        body = ""
+        for d in v.deciding:
+            steps = d.steps(lang)
+            body += (f"<tr><td>{esc(d.label)}</td><td>{esc(d.book)}</td>"
+                     + "".join(f"<td>{esc(d.answers[r])}{' ✓' if d.answers[r] == d.book else ''}"
+                               + "".join(f"<br><small>{esc(title)}: {esc(text)}</small>" for title, text in steps.get(r, ()))
+                               + "</td>" for r in readings_here) + "</tr>")
         parts.append(f"<h2>{esc(v.topic)}</h2><table><tr><th>case</th><th>book</th>{head}</tr>{body}</table>")
     return "".join(parts) + "</body></html>"
 
 
 def topics_document(school: str, verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> dict:
-    """``audit --cases … --json`` (without --vs): per topic, each reading's agreement and the deciding cases."""
+    """``audit --cases … --json`` (without --vs): per topic, each reading's agreement and the deciding
+    cases, each with every reading's 三傳 and the step where its derivation parts from the others."""
     return document("topics", {"school": school, "cases": cases, "topics": [
         {"topic": v.topic, "name": names()[v.topic][lang],
          "readings": [{"reading": r, "name": reading_name(v.topic, r, lang, bare=True), "agree": n}
                       for r, n in v.agree.items()],
-         "deciding": [{"case": label, "book": book, "answers": shown} for label, book, shown in v.deciding]}
+         "deciding": [{"case": d.label, "book": d.book, "answers": d.answers,
+                       "steps": {r: [{"title": title, "text": text} for title, text in steps]
+                                 for r, steps in d.steps(lang).items()}}
+                      for d in v.deciding]}
         for v in verdicts]})
 
 

@@ -22,11 +22,26 @@ def default():
     return Session()
 
 
+def test_a_deciding_case_shows_where_the_two_derivations_part(default, zhinan_cases):
+    """Each deciding case carries, per reading, the steps of its lesson that the readings state
+    differently, up to the first transmission they part on: in the lesson's words, not both lessons whole."""
+    verdicts = {v.topic: v for v in by_topic(default, [c for c in zhinan_cases if c["seq"] in (11, 37, 67)])}
+    case37 = {r: dict(steps) for r, steps in verdicts["shehai_biyong"].deciding[0].steps("zh").items()}
+    assert list(case37["none"]) == list(case37["daquan"]) == ["定法", "取用", "初傳"]
+    assert "依涉害法亥發用" in case37["none"]["取用"] and "依比用法巳發用" in case37["daquan"]["取用"]
+    assert "比用格，巳發用" in case37["daquan"]["初傳"]
+    case67 = verdicts["shehai"].deciding[0].steps("en")
+    assert set(case67) == {"depth", "shortcut"} and case67["depth"] != case67["shortcut"]
+    case11 = {r: dict(steps) for r, steps in verdicts["fuyin_final"].deciding[0].steps("zh").items()}
+    assert list(case11["clash"]) == ["中傳、末傳"]  # the initial, the same under both, is not shown
+    assert "卯為末傳" in case11["punish_back"]["中傳、末傳"] and "改取子之沖午" in case11["clash"]["中傳、末傳"]
+
+
 def test_every_topic_against_the_zhinan_cases(default, zhinan_cases):
     verdicts = {v.topic: v for v in by_topic(default, zhinan_cases)}
     assert verdicts["shehai"].agree == {"depth": 101, "shortcut": 103}  # 癸卯 10 and 癸酉 7: the 2 short-cut cases
     assert verdicts["shehai_biyong"].agree == {"none": 101, "daquan": 101}  # gains case 37, loses 105
-    assert [label.split()[0] for label, _, _ in verdicts["shehai_biyong"].deciding] == ["37", "105"]
+    assert [d.label.split()[0] for d in verdicts["shehai_biyong"].deciding] == ["37", "105"]
     assert verdicts["shehai_pool"].agree == {"polar": 101, "all": 101} and not verdicts["shehai_pool"].deciding
     assert verdicts["shehai_start"].agree == {"next": 101, "seat": 100}  # case 74 (己亥) decides for the default
     assert verdicts["fuyin_final"].agree == {"punish_back": 101, "clash": 100}  # case 11 辛卯 prints 卯子卯
@@ -37,8 +52,8 @@ def test_the_cases_table_and_its_html_on_the_command_line(capsys, tmp_path):
     page = tmp_path / "cases.html"
     assert main(["audit", "--cases", "tests/data/cases/zhinan_cases.json", "--html", str(page)]) == 0
     out = capsys.readouterr().out
-    assert "  shehai         depth 101  shortcut 103" in out
-    assert "37 戊辰 戌將辰時         book 巳亥巳  none 亥巳亥  daquan 巳亥巳✓" in out
+    assert "  涉害      shehai         計深淺 101  孟仲季徑取 103" in out
+    assert "  37 戊辰 戌將辰時  書 巳亥巳  不用 亥巳亥  大全 巳亥巳✓" in out
     assert "<h2>shehai_biyong</h2>" in page.read_text("utf-8")
     two = tmp_path / "two.html"  # with --vs the page says which of the two each case follows
     assert main(["audit", "--vs", "shehai=shortcut", "--cases", "tests/data/cases/zhinan_cases.json",
@@ -177,5 +192,7 @@ def test_the_cases_table_as_json(capsys):
     shehai = {t["topic"]: t for t in data["topics"]}["shehai_biyong"]
     assert shehai["readings"] == [{"reading": "none", "name": "不用", "agree": 101},
                                   {"reading": "daquan", "name": "大全", "agree": 101}]
-    assert shehai["deciding"][0] == {"case": "37 戊辰 戌將辰時", "book": "巳亥巳",
-                                     "answers": {"none": "亥巳亥", "daquan": "巳亥巳"}}
+    case37 = shehai["deciding"][0]
+    assert {k: case37[k] for k in ("case", "book", "answers")} == {
+        "case": "37 戊辰 戌將辰時", "book": "巳亥巳", "answers": {"none": "亥巳亥", "daquan": "巳亥巳"}}
+    assert [s["title"] for s in case37["steps"]["daquan"]] == ["定法", "取用", "初傳"]
