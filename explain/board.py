@@ -12,7 +12,6 @@ two show the same things in the same order. A new section is a function added to
 """
 from __future__ import annotations
 
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from .dispute_view import dispute_data, dispute_marks, summed_up
 from .judgement import judgement_section
 from .practice import life_parts, mark_items, practice_data, strength_line
+from .text_width import columns
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -155,11 +155,6 @@ class Section:
     labels: tuple[str, ...] = ()
     align: str = "<"
     inline: bool = False
-
-
-def columns(text: str) -> int:
-    """The terminal columns ``text`` takes: two for a wide (CJK) character, one otherwise."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def _pad(text: str, width: int, align: str) -> str:

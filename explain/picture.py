@@ -26,7 +26,6 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
-import unicodedata
 from collections import deque
 from typing import Optional
 
@@ -35,6 +34,7 @@ import networkx as nx
 from liuren_logic.errors import LiurenError
 from liuren_logic.labels import cite
 
+from .text_width import columns
 from .view import ordered_children
 
 FONT = "Noto Sans CJK TC"
@@ -78,9 +78,6 @@ class RenderError(LiurenError):
 
 
 # text -------------------------------------------------------------------------
-def columns(text: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
 
 def wrap(text: str, width: int = WRAP) -> list[str]:
     """Break a label into lines of at most ``width`` columns, after punctuation when it can."""

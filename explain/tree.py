@@ -11,7 +11,6 @@ text output, which imports no networkx) reads the same.
 """
 from __future__ import annotations
 
-import unicodedata
 from typing import TYPE_CHECKING
 
 from liuren_logic.labels import cite
@@ -35,11 +34,6 @@ WORDS = {
     "below": {"zh": "… 其下尚有 {n} 項", "en": "… {n} more below"},
     "given": {"zh": "所給"},
 }
-
-
-def width(text: str) -> int:
-    """Columns a string takes in a terminal (CJK characters take two)."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def children(graph: "nx.DiGraph", node: str) -> list[str]:
