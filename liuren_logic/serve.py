@@ -123,9 +123,11 @@ class Sessions:
         readings = parse_readings(text)
         for topic, reading in readings.items():
             if topic not in self.known:
-                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(self.known)}")
+                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(self.known)}",
+                                 f"無此異說之題「{topic}」", "reading")
             if reading not in self.known[topic]:
-                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(self.known[topic])})")
+                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(self.known[topic])})",
+                                 f"「{topic}」無「{reading}」之說", "reading")
         return {t: r for t, r in readings.items() if self.defaults.get(t) != r}
 
     def get(self, readings: dict[str, str]):
@@ -222,7 +224,7 @@ class App:
         from .explain.app import refutation
 
         if not fields.get("value"):
-            raise InputError("why-not needs the value asked about (why not 丑?)")
+            raise InputError("why-not needs the value asked about (why not 丑?)", "何以不是：須填所問之值，如丑", "value")
         return refutation(self._chart(fields), _question(fields), fields["value"], _lang(fields))
 
     def quiz(self, fields: dict) -> dict:
@@ -240,7 +242,8 @@ class App:
         from .explain.app import quiz_verdict
 
         if not fields.get("question") or not fields.get("choice"):
-            raise InputError("the quiz answer needs question and choice (question=initial&choice=丑)")
+            raise InputError("the quiz answer needs question and choice (question=initial&choice=丑)",
+                             "練習之答須有所問及所選", "choice")
         return quiz_verdict(self._chart(fields), fields["question"], fields["choice"], _lang(fields))
 
     def compare(self, fields: dict) -> dict:
@@ -249,7 +252,7 @@ class App:
         base = self.sessions.readings(fields.get("reading", ""))
         other = {**base, **self.sessions.readings(fields.get("vs", ""))}
         if other == base:
-            raise InputError("compare needs another reading, e.g. vs=punishment=seed000")
+            raise InputError("compare needs another reading, e.g. vs=punishment=seed000", "比較須選另一說", "vs")
         before = self._chart(fields, base)
         in_time()
         after = self._chart(fields, other)
@@ -278,21 +281,22 @@ def chart_options(fields: dict) -> argparse.Namespace:
 def _lang(fields: dict) -> str:
     lang = fields.get("lang", "zh")
     if lang not in ("zh", "en"):
-        raise InputError(f"unknown language {lang!r} (zh or en)")
+        raise InputError(f"unknown language {lang!r} (zh or en)", f"無此語言「{lang}」（zh 或 en）", "lang")
     return lang
 
 
 def _question(fields: dict, default: Optional[str] = None) -> str:
     question = fields.get("q") or default
     if not question:
-        raise InputError("missing q (the conclusion asked about: initial, method, pattern …)")
+        raise InputError("missing q (the conclusion asked about: initial, method, pattern …)",
+                         "未言所問之結論（初傳、課法、課格 …）", "q")
     return question
 
 
 def _fields(query: str) -> dict[str, str]:
     """The query's fields, percent-decoded as UTF-8."""
     if len(query.encode("utf-8")) > MAX_QUERY:
-        raise InputError(f"the request is too long (at most {MAX_QUERY} bytes)")
+        raise InputError(f"the request is too long (at most {MAX_QUERY} bytes)", f"請求過長（至多 {MAX_QUERY} 字節）")
     parsed = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=32)
     return {k: v[-1] for k, v in parsed.items()}
 
@@ -343,7 +347,7 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             except LiurenError as error:
                 from .explain.app import form_error
 
-                return self._json(HTTPStatus.BAD_REQUEST, form_error(str(error), "en" if "lang=en" in url.query else "zh"))
+                return self._json(HTTPStatus.BAD_REQUEST, form_error(error, "en" if "lang=en" in url.query else "zh"))
             except ValueError as error:  # a malformed query string
                 return self._json(HTTPStatus.BAD_REQUEST, {"error": f"cannot read the request: {error}"})
             except Exception as error:  # a bug: one line to the page, the server goes on
