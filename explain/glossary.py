@@ -1,4 +1,5 @@
-"""English glosses at a term's first use: '官鬼' → '官鬼 (officer-ghost: what overcomes the stem)'.
+"""English glosses at a term's first use: '官鬼' → '官鬼 (officer-ghost: what overcomes the stem)'
+(on the board, where space is short, the gloss's head: '官鬼 (officer-ghost)').
 
 The glosses are the KB's (``term_gloss`` of kb/core/glossary.dl for the six kin, the generals,
 the methods, their sub-names, the 課體 and 斷's kinds of finding; ``pattern_gloss`` for the
@@ -32,6 +33,15 @@ def glossary(session) -> dict[str, str]:
             for row in sorted(session.base.query(pred, [None] * arity)):
                 found.setdefault(str(row[0]), str(row[1]))
     return found
+
+
+def short(gloss: str) -> str:
+    """A gloss's head, for a compact display (the board): its words before the first ': '.
+
+    >>> short("officer-ghost: what overcomes the stem")
+    'officer-ghost'
+    """
+    return gloss.partition(": ")[0]
 
 
 def known_terms(session) -> frozenset[str]:
