@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 from .board import render_chart, spirits_section
 from .contrast import answer
 from .dispute_view import readings_first
+from .glossary import glossed_lines
 from .page import CSS, ZOOM_SCRIPT, board_html, derivation_html, esc, picture_html, section_html
 from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
@@ -87,6 +88,8 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
     derivation drawn; every rule that could have derived it folded below (as ``--full``)."""
     short = answer(chart, question, value, lang)
     short.lines[:0] = readings_first(chart, question, value, lang)  # another reading under which it holds
+    if lang == "en":  # each term glossed at its first use, as the command says it
+        short.lines = glossed_lines(chart.session, short.lines)
     full = chart.session.why_not(chart, question, value)
     a = APP_WORDS[lang]
     lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)

@@ -62,6 +62,11 @@ def _terms(terms: frozenset) -> re.Pattern:
     return re.compile("|".join(map(re.escape, sorted(terms, key=lambda t: (-len(t), t)))))
 
 
+def glossed_lines(session, lines: list[str]) -> list[str]:
+    """English lines read as one text, each term glossed at its first use in them (a why-not's answer)."""
+    return gloss_first("\n".join(lines), glossary(session), known=known_terms(session)).split("\n")
+
+
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _QUOTED = re.compile(r"「[^」]*」|«[^»]*»|《[^》]*》[:：][^)）\n]*")  # a line quoted, or cited from a book
 

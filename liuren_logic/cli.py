@@ -427,11 +427,11 @@ def cmd_why(args, negative: bool = False) -> int:
         _write("\n".join(nx.generate_graphml(shown)), argparse.Namespace(**{**vars(args), "simplified": False}),
                [session])
     elif fmt == "text" and short is not None:
-        text = "\n".join(short.lines)
         if args.lang == "en":  # each term glossed at its first use
-            from .explain.glossary import gloss_first, glossary, known_terms
+            from .explain.glossary import glossed_lines
 
-            text = gloss_first(text, glossary(session), known=known_terms(session))
+            short.lines = glossed_lines(session, short.lines)
+        text = "\n".join(short.lines)
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += ("\n\n" + render(short.derivation(Digraph), args.lang, args.depth)
                      + "\n\n" + render(graph, args.lang, args.depth))

@@ -267,3 +267,19 @@ def test_the_short_answers_name_rules_by_their_labels_on_50_charts(session):
                     assert not found and short.rules and set(short.rules) <= ids, (chart.id, question, value, text)
                     asked += 1
     assert asked > 2500
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_app_says_a_why_not_as_the_command_does(capsys, session, lang):
+    """The app's why-not box: the command's lines, English glossed at first use, zh without rule ids."""
+    from liuren_logic.explain.app import refutation
+
+    day = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", lang]
+    chart = session.cast("辛巳", "寅", "午")
+    for question, value in (("method", "涉害"), ("middle", "子"), ("keti", "斬關")):
+        assert main(["why-not", question, value, *day]) == 0
+        said = capsys.readouterr().out.strip().splitlines()
+        assert refutation(chart, question, value, lang)["lines"] == said
+        assert not RULE_ID.search("\n".join(said)), said
+    if lang == "en":
+        assert said[0] == "The 課體 斬關 (breaking through the pass): not on this chart."
