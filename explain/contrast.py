@@ -154,7 +154,9 @@ class _Asker:
         question = f"why not {attrs['text']}"
         fails = ordered_children(graph, root)
         if not fails:  # a relation given by facts alone
-            return Answer(question, [self.w["absent"].format(atom=said), attrs.get("reason", "")], [], [], derive)
+            reason = attrs.get("reason_zh" if self.lang == "zh" else "reason")
+            lines = [self.w["absent"].format(atom=said)] + ([reason + self.w["end"]] if reason else [])
+            return Answer(question, lines, [], [], derive)
         best = graph.nodes[fails[0]]
         missing = ordered_children(graph, fails[0])[:1]
         words = "".join(graph.nodes[m].get(self.lang) or graph.nodes[m].get("text", "") for m in missing)

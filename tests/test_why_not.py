@@ -283,3 +283,10 @@ def test_the_app_says_a_why_not_as_the_command_does(capsys, session, lang):
         assert not RULE_ID.search("\n".join(said)), said
     if lang == "en":
         assert said[0] == "The 課體 斬關 (breaking through the pass): not on this chart."
+
+
+def test_a_given_value_the_chart_lacks_is_said_in_the_answers_language(session):
+    """占時卯 on a 午 chart: the hour is given, not derived; the reason in the language asked."""
+    chart = session.cast("辛巳", "寅", "午")
+    assert answer(chart, "hour", "卯", "zh").lines == ["占時卯：不成立。", "無此事實，亦無規則推出 hour。"]
+    assert answer(chart, "hour", "卯", "en").lines[1] == "no such fact, and no rule concludes hour."
