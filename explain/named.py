@@ -191,23 +191,51 @@ def _charted(chart: "Chart", pred: str) -> bool:
 
 
 def missing_inputs(chart: "Chart", pred: str) -> list[str]:
-    """The options for the optional inputs ``pred`` rests on, when it rests on no other input and the
-    chart has none of them (a relation of the day, the 月將 and the hour fails for a reason of its own)."""
-    program, graph = chart.session.program, chart.session.program.dependencies
-    seen, todo = {pred}, [pred]
-    while todo:
-        for body in graph.predecessors(todo.pop()):
-            if body not in seen:
-                seen.add(body)
-                todo.append(body)
+    """The options for the optional inputs ``pred`` rests on, when the chart has none of them and
+    ``pred`` cannot hold without one: it rests on no other input, or each of its rules needs one or
+    stands in for its absence (``season`` from the 月將 under ``not has_month``); any other relation
+    of the day, the 月將 and the hour fails for a reason of its own."""
+    program = chart.session.program
+    seen = _below(program, pred)
     optional = [p for p in seen if p in OPTIONS]
     core = [p for p in seen if p not in OPTIONS and getattr(program.preds.get(p), "input", False)]
-    if core or not optional or any(chart.rows(p) for p in optional):
+    if not optional or any(chart.rows(p) for p in optional) or core and not _needs_optional(program, pred, {}):
         return []
     options = {OPTIONS[p] for p in optional}
     if options & {"--month", "--year"}:
         options.add("--at")  # a moment gives the month and the year
     return sorted(options, key=list(WHAT).index)
+
+
+def _below(program, pred: str) -> set[str]:
+    """``pred`` and every relation it rests on."""
+    seen, todo = {pred}, [pred]
+    while todo:
+        for body in program.dependencies.predecessors(todo.pop()):
+            if body not in seen:
+                seen.add(body)
+                todo.append(body)
+    return seen
+
+
+def _needs_optional(program, pred: str, known: dict) -> bool:
+    """Whether every rule of ``pred`` has a body atom that needs an optional input (OPTIONS), or a
+    negated one resting on optional inputs alone (``not has_month(C)``: it holds only in their absence)."""
+    if pred in OPTIONS or pred in known:
+        return pred in OPTIONS or known[pred]
+    if getattr(program.preds.get(pred), "input", False):
+        return False  # given with the chart (the 月將 a moment also derives)
+    known[pred] = False  # a cycle needs nothing through itself
+    rules = [r for r in program.rules if r.head.pred == pred]
+
+    def only_optional(atom: S.Atom) -> bool:
+        inputs = [p for p in _below(program, atom.pred) if getattr(program.preds.get(p), "input", False)]
+        return bool(inputs) and all(p in OPTIONS for p in inputs)
+
+    known[pred] = bool(rules) and all(
+        any(isinstance(l, S.Atom) and _needs_optional(program, l.pred, known)
+            or isinstance(l, S.Negation) and only_optional(l.atom) for l in rule.body) for rule in rules)
+    return known[pred]
 
 
 def definers(session, pred: str, pattern: tuple, at: int = 1, seen: frozenset = frozenset()) -> tuple[dict, dict]:

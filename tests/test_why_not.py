@@ -290,3 +290,19 @@ def test_a_given_value_the_chart_lacks_is_said_in_the_answers_language(session):
     chart = session.cast("辛巳", "寅", "午")
     assert answer(chart, "hour", "卯", "zh").lines == ["占時卯：不成立。", "無此事實，亦無規則推出 hour。"]
     assert answer(chart, "hour", "卯", "en").lines[1] == "no such fact, and no rule concludes hour."
+
+
+def test_a_name_resting_on_the_month_the_chart_lacks_asks_for_it(session):
+    """卯將 straddles 春分 and implies no season: without a month 天目 (placed by the season) and the
+    month spirit 天虎 ask for --month, where they said 「時值某」 / "falls on any"; 交車, which the
+    chart's own plates decide, still names its failing condition; given the month, no input is asked."""
+    chart = session.cast("甲子", "卯", "午")
+    assert not chart.rows("season")
+    for pred, name in (("spirit", "天目"), ("spirit", "天虎"), ("pattern", "螣蛇當臥")):
+        lines = answer(chart, pred, name, "zh").lines
+        assert lines[-1] == "此盤未給月份：需 --month 或 --at。" and "某" not in lines[-1], (name, lines)
+    assert "需 --" not in answer(chart, "keti", "交車", "zh").lines[-1]
+    given = session.cast("甲子", "卯", "午", month="卯")
+    assert not any("needs" in "".join(answer(given, pred, name, "en").lines)
+                   for pred, name in (("spirit", "天目"), ("spirit", "天虎")) if not given.session.source(given.id)
+                   .holds(*given.session.resolve(given, pred, name)))
