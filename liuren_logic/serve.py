@@ -62,6 +62,11 @@ MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
 MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
+# What the page is told when no answer comes, in its language.
+REFUSALS = {"zh": {"page": "無此頁 {path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
+                   "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}"},
+            "en": {"page": "no such page {path}", "busy": "busy: about {seconds:.0f} s of work is waiting; ask again shortly",
+                   "late": "no answer within {seconds:.0f} s", "request": "cannot read the request: {error}"}}
 
 
 def shipped_readings() -> dict[str, list[str]]:
@@ -332,24 +337,23 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
 
                 lang = "en" if "lang=en" in url.query else "zh"
                 return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
-            route = App.ROUTES.get(url.path)
+            route, said = App.ROUTES.get(url.path), REFUSALS["en" if "lang=en" in url.query else "zh"]
             if route is None:
-                return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page {_shown(url.path)}"})
+                return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path))})
             try:
                 fields = _fields(url.query)
                 answer = turns.run(route, lambda: app.answer(route, fields), self.server.arrival() + deadline)
             except Busy as busy:
-                return self._json(HTTPStatus.SERVICE_UNAVAILABLE,
-                                  {"error": f"busy: about {busy.seconds:.0f} s of work is waiting; ask again shortly"},
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": said["busy"].format(seconds=busy.seconds)},
                                   {"Retry-After": str(max(1, math.ceil(busy.seconds)))})
             except Late:
-                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": f"no answer within {deadline:.0f} s"})
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": said["late"].format(seconds=deadline)})
             except LiurenError as error:
                 from .explain.app import form_error
 
                 return self._json(HTTPStatus.BAD_REQUEST, form_error(error, "en" if "lang=en" in url.query else "zh"))
             except ValueError as error:  # a malformed query string
-                return self._json(HTTPStatus.BAD_REQUEST, {"error": f"cannot read the request: {error}"})
+                return self._json(HTTPStatus.BAD_REQUEST, {"error": said["request"].format(error=error)})
             except Exception as error:  # a bug: one line to the page, the server goes on
                 return self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
                                   {"error": f"internal error ({type(error).__name__}: {error}); please report it"})

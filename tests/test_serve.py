@@ -272,7 +272,7 @@ def _compare(base: str, n: int) -> tuple[int, str, float]:
     stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
     started = time.monotonic()
     status, data = get(base, "/api/compare", day=stems[n % 10] + branches[n % 12], offset=str(n // 12),
-                       vs="punishment=seed000", q="middle")
+                       vs="punishment=seed000", q="middle", lang="en" if n % 2 else "zh")
     return status, data.get("error", ""), time.monotonic() - started
 
 
@@ -302,8 +302,11 @@ def test_a_burst_of_compares_does_not_lock_out_the_next_client():
         server.shutdown()
         server.server_close()
     statuses = Counter(status for status, _, _ in answers)
-    busy = [took for status, error, took in answers if status == 503 and error.startswith("busy")]
-    late = [took for status, error, took in answers if status == 503 and error.startswith("no answer")]
+    busy = [took for status, error, took in answers if status == 503 and error.startswith(("busy", "忙："))]
+    late = [took for status, error, took in answers if status == 503 and error.startswith("no answer")
+            or error.endswith("秒內未能作答")]
+    for n, (refused, error, _) in enumerate(answers):  # odd clients asked in English, even ones in Chinese
+        assert refused != 503 or bool(re.match("[a-z]", error)) == bool(n % 2), (n, error)
     print(f"\nburst of 60 compares: {statuses[200]} answered, {len(busy)} refused at once (at most "
           f"{max(busy, default=0):.2f} s), {len(late)} late; the burst took {ended - started:.2f} s, the probe {probe:.2f} s")
     assert set(statuses) <= {200, 503} and statuses[200] >= 1 and busy and len(busy) + len(late) == statuses[503]
