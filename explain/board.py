@@ -433,10 +433,10 @@ def _grid_lines(section: Section) -> list[str]:
 
     lines = []
     for row in rows:
-        line = joined(row)
-        if columns(line) > WIDTH and len(row) > 2 and row[-1]:
-            line = joined(row[:-1]) + "\n" + " " * (2 + width[0] + columns(section.sep)) + row[-1]
-        lines += line.split("\n")
+        if columns(joined(row)) > WIDTH and len(row) > 2 and row[-1]:
+            lines += [joined(row[:-1]), " " * (2 + width[0] + columns(section.sep)) + row[-1]]
+        else:
+            lines.append(joined(row))
     if section.labels and columns(section.title) > 2 + width[0]:  # three transmissions:
         return [f"{section.title}:"] + lines
     if section.labels:  # the title heads the first column: 三傳  六親 遁干 …
@@ -473,7 +473,7 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
 def glossed(chart: "Chart", built: list[Section]) -> list[Section]:
     """The English board's sections with each term the glossary knows (六親, the generals, the
     methods and their names, the 課體 and patterns) followed by its gloss's head at its first use
-    in board order, grid cells included (``官鬼 (officer-ghost)``); the 斷 glosses its own words."""
+    in board order, grid cells included (``官鬼 (officer-ghost)``); the 斷 is left as its module says it."""
     from .glossary import gloss_first, glossary, known_terms, short
 
     glosses = {term: short(gloss) for term, gloss in glossary(chart.session).items()}
