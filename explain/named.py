@@ -5,9 +5,9 @@ from a table row of the rule's body (``trine_name(火, 炎上)``, ``month_forwar
 through a chart relation of the body whose own rules define it (``spirit(C, S, B) :-
 month_spirit(C, S, B)`` → the month spirit's rule). The answer names the closest defining
 rule by its label and book (its id is in ``Answer.rules``), then the condition of it that fails
-on this chart, or the input the chart lacks (``--month``); when only another shipped reading of a disputed topic defines the
-name (比用格: kb/variants/shehai_biyong/daquan.dl), that reading and its rule; when no rule
-defines the name, that the KB leaves it out.
+on this chart, or the input the chart lacks (``--month``); when only another shipped reading of a
+disputed topic defines the name (比用格: kb/variants/shehai_biyong/daquan.dl), that reading and its
+rule; when no rule defines the name, that the KB leaves it out.
 
 >>> from liuren_logic import Session
 >>> s = Session()
