@@ -29,7 +29,7 @@ FIELDS = {"the day": "day", "the 月將": "jiang", "the hour": "hour", "the mont
 KINDS_ZH = {"stem": "天干", "branch": "地支"}
 
 
-def field_of(what: str) -> str:
+def field_named(what: str) -> str:
     """The input ``what`` names (``"the day '辛子'"`` → ``'day'``), or ''."""
     return next((field for named, field in FIELDS.items() if what == named or what.startswith(named + " ")), "")
 
@@ -59,7 +59,7 @@ def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
         shown = "".join(known) if all(len(str(k)) == 1 for k in known) else " ".join(map(str, known[:12]))
         more = f" … ({len(known)} in all)" if len(known) > 12 else ""
         zh = f"「{text}」非{KINDS_ZH[kind]}：應為{shown}之一" if kind in KINDS_ZH else ""
-        raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}", zh, field_of(what))
+        raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}", zh, field_named(what))
     return value
 
 
@@ -88,7 +88,7 @@ def parse_pillar(kb: Engine, text: str, what: str = "the day") -> tuple[str, str
         value = value[:2]
     if len(value) != 2:
         raise InputError(f"cannot read {what} {text!r}: expected a stem and a branch, such as 辛巳",
-                         f"「{text}」讀不出干支：應為一干一支，如辛巳", field_of(what))
+                         f"「{text}」讀不出干支：應為一干一支，如辛巳", field_named(what))
     stem = parse_symbol(kb, value[0], "stem", f"{what} {text!r}")
     branch = parse_symbol(kb, value[1], "branch", f"{what} {text!r}")
     if not kb.holds("pillar", [stem, branch]):
@@ -96,7 +96,7 @@ def parse_pillar(kb: Engine, text: str, what: str = "the day") -> tuple[str, str
         raise InputError(f"impossible pillar {value} for {what}: {stem} is {kinds[stem]} but {branch} is "
                          f"{kinds[branch]}, and a pillar pairs a yang stem with a yang branch, a yin with a yin",
                          f"無{value}此干支：{stem}為{kinds[stem]}而{branch}為{kinds[branch]}，陽干配陽支，陰干配陰支",
-                         field_of(what))
+                         field_named(what))
     return stem, branch
 
 

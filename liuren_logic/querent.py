@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from .errors import CalendarError, InputError
-from .inputs import field_of, parse_pillar, parse_symbol
+from .inputs import field_named, parse_pillar, parse_symbol
 from .matter import matter_fact
 from .script import traditional
 
@@ -82,7 +82,7 @@ def _is_year(value, what: str = "the year") -> bool:
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value) and not _YEAR.fullmatch(value):
         raise InputError(f"{what} {value.strip()} is out of range: a year number has at most four digits "
                          f"(-9999 to 9999); or give a pillar such as 戊寅",
-                         f"{value.strip()} 超出年份之範圍（-9999 至 9999）；或給干支，如戊寅", field_of(what))
+                         f"{value.strip()} 超出年份之範圍（-9999 至 9999）；或給干支，如戊寅", field_named(what))
     return isinstance(value, int) and not isinstance(value, bool) or isinstance(value, str) and _YEAR.fullmatch(value)
 
 
