@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Optional
 from .board import render_chart, spirits_section
 from .contrast import answer
 from .dispute_view import readings_first
+from .glossary import glossed_lines
 from .page import CSS, ZOOM_SCRIPT, board_html, derivation_html, esc, picture_html, section_html
 from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
@@ -87,6 +88,8 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
     derivation drawn; every rule that could have derived it folded below (as ``--full``)."""
     short = answer(chart, question, value, lang)
     short.lines[:0] = readings_first(chart, question, value, lang)  # another reading under which it holds
+    if lang == "en":  # each term glossed at its first use, as the command says it
+        short.lines = glossed_lines(chart.session, short.lines)
     full = chart.session.why_not(chart, question, value)
     a = APP_WORDS[lang]
     lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)
@@ -423,18 +426,23 @@ def quiz_verdict(chart: "Chart", question: str, choice: str, lang: str = "zh") -
             + "".join(f'<p class="lr-short">{esc(line)}</p>' for line in lines[1:])}
 
 
-def field_of(message: str) -> Optional[str]:
-    """The form field an error names (its first ``--option``), for the page to mark it."""
-    found = re.search(r"--([a-z]+)", message)
-    return found.group(1) if found and found.group(1) in FORM_FIELDS else None
+def field_of(error: Exception) -> Optional[str]:
+    """The form field an error is about (the one it carries, else its first ``--option``), for the page to mark it."""
+    found = getattr(error, "field", "") or next(iter(re.findall(r"--([a-z]+)", str(error))), None)
+    return found if found in FORM_FIELDS else None
 
 
-def form_error(message: str, lang: str = "zh") -> dict:
-    """An error as the app shows it: the field's label first (「占時」: missing --hour …), and the field."""
-    field = field_of(message)
-    label = APP_WORDS[lang].get(field) if field else None
-    return {"error": APP_WORDS[lang]["field_error"].format(label=label, message=message) if label else message,
+def form_error(error: Exception, lang: str = "zh") -> dict:
+    """An error as the app shows it, in ``lang`` (an :class:`~liuren_logic.errors.InputError`'s ``zh``
+    on the Chinese page): the field's label first (〔占時〕未填 …), and the field."""
+    field = field_of(error)
+    said = error.said(lang) if hasattr(error, "said") else str(error)
+    label = _HINT.sub("", APP_WORDS[lang][field]) if field else None
+    return {"error": APP_WORDS[lang]["field_error"].format(label=label, message=said) if label else said,
             "field": field}
+
+
+_HINT = re.compile(r"^(?:或|or) | 0–11$|（.*）$| \(.*\)$")  # a label's hint: 「或 轉數 0–11」 names 轉數
 
 
 __all__ = ["app_page", "board", "derivation", "refutation", "comparison", "quiz_page", "quiz_verdict", "form_error"]

@@ -13,7 +13,7 @@ two show the same things in the same order. A new section is a function added to
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Optional
 
 from .dispute_view import dispute_data, dispute_marks, summed_up
@@ -424,11 +424,24 @@ def _wrap(cells: list[str], sep: str, indent: str, first: Optional[str] = None) 
 
 
 def _grid_lines(section: Section) -> list[str]:
+    """A grid's lines, each cell padded to its column; the title heads the first column, or stands
+    on a line of its own when it is wider than that column; a row too wide for WIDTH columns has its
+    last cell (a ⚠ mark) on the next line, under the second column."""
     rows = [["", *section.labels]] if section.labels else []
     rows += [[c.plain if c else "" for c in row] for row in section.rows]
     width = [max(columns(row[i]) for row in rows if i < len(row)) for i in range(max(map(len, rows)))]
-    lines = ["  " + section.sep.join(_pad(text, width[i], section.align) for i, text in enumerate(row)).rstrip()
-             for row in rows]
+
+    def joined(row: list[str]) -> str:
+        return "  " + section.sep.join(_pad(text, width[i], section.align) for i, text in enumerate(row)).rstrip()
+
+    lines = []
+    for row in rows:
+        if columns(joined(row)) > WIDTH and len(row) > 2 and row[-1]:
+            lines += [joined(row[:-1]), " " * (2 + width[0] + columns(section.sep)) + row[-1]]
+        else:
+            lines.append(joined(row))
+    if section.labels and columns(section.title) > 2 + width[0]:  # three transmissions:
+        return [f"{section.title}:"] + lines
     if section.labels:  # the title heads the first column: 三傳  六親 遁干 …
         lines[0] = _pad(section.title, 2 + width[0], "<") + lines[0][2 + width[0]:]
     return lines
@@ -455,4 +468,22 @@ def render_chart(chart: "Chart", lang: str = "zh", explain_calendar: bool = Fals
     matter), no line over WIDTH columns."""
     built = sections(chart, lang, explain_calendar=explain_calendar, all_generals=all_generals,
                      all_spirits=all_spirits, question=question)
+    if lang == "en":
+        built = glossed(chart, built)
     return "\n".join(line for section in built for line in section_lines(section))
+
+
+def glossed(chart: "Chart", built: list[Section]) -> list[Section]:
+    """The English board's sections with each term the glossary knows (六親, the generals, the
+    methods and their names, the 課體 and patterns) followed by its gloss's head at its first use
+    in board order, grid cells included (``官鬼 (officer-ghost)``); the 斷 is left as its module says it."""
+    from .glossary import gloss_first, glossary, known_terms, short
+
+    glosses = {term: short(gloss) for term, gloss in glossary(chart.session).items()}
+    known, seen = known_terms(chart.session), set()
+
+    def cell(c: Optional[Cell]) -> Optional[Cell]:
+        return c and replace(c, text=gloss_first(c.text, glosses, seen, known))
+
+    return [s if s.key == "judgement" else replace(s, rows=[[cell(c) for c in row] for row in s.rows])
+            for s in built]

@@ -37,11 +37,11 @@ if TYPE_CHECKING:
 WORDS = {
     "zh": {"decided": "此課以{method}定", "candidates": "，用神候選{found}", "alone": "惟{branch}", "end": "。",
            "reason": "{value}：{reason}。", "initial_by": "初傳{branch}：{how}。", "undecided": "此課無定法",
-           "absent": "{atom}：不成立。", "closest": "最近者{rule}（{label}），缺：{missing}。", "sep": "、"},
+           "absent": "{atom}：不成立。", "closest": "最接近的規則：{label}；所缺：{missing}。", "sep": "、"},
     "en": {"decided": "{method} decides this chart", "candidates": "; its candidates are {found}",
            "alone": "{branch} alone", "end": ".", "reason": "{value}: {reason}.",
            "initial_by": "The initial is {branch}: {how}.", "undecided": "no method decides this chart",
-           "absent": "{atom}: does not hold.", "closest": "Closest: {rule} ({label}) fails at: {missing}.",
+           "absent": "{atom}: does not hold.", "closest": "The closest rule, “{label}”, fails at: {missing}.",
            "sep": " and "},
 }
 
@@ -154,12 +154,14 @@ class _Asker:
         question = f"why not {attrs['text']}"
         fails = ordered_children(graph, root)
         if not fails:  # a relation given by facts alone
-            return Answer(question, [self.w["absent"].format(atom=said), attrs.get("reason", "")], [], [], derive)
+            reason = attrs.get("reason_zh" if self.lang == "zh" else "reason")
+            lines = [self.w["absent"].format(atom=said)] + ([reason + self.w["end"]] if reason else [])
+            return Answer(question, lines, [], [], derive)
         best = graph.nodes[fails[0]]
         missing = ordered_children(graph, fails[0])[:1]
         words = "".join(graph.nodes[m].get(self.lang) or graph.nodes[m].get("text", "") for m in missing)
         lines = [self.w["absent"].format(atom=said),
-                 self.w["closest"].format(rule=best["rule"], label=best.get(self.lang, ""), missing=words)]
+                 self.w["closest"].format(label=best.get(self.lang, ""), missing=words)]
         keep = {root, fails[0], *missing, *(n for m in missing for n in ordered_children(graph, m))}
         return Answer(question, lines, [], [best["rule"]], lambda graph_type: derive(graph_type, keep))
 

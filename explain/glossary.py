@@ -1,4 +1,5 @@
-"""English glosses at a term's first use: '官鬼' → '官鬼 (officer-ghost: what overcomes the stem)'.
+"""English glosses at a term's first use: '官鬼' → '官鬼 (officer-ghost: what overcomes the stem)'
+(on the board, where space is short, the gloss's head: '官鬼 (officer-ghost)').
 
 The glosses are the KB's (``term_gloss`` of kb/core/glossary.dl for the six kin, the generals,
 the methods, their sub-names, the 課體 and 斷's kinds of finding; ``pattern_gloss`` for the
@@ -34,6 +35,15 @@ def glossary(session) -> dict[str, str]:
     return found
 
 
+def short(gloss: str) -> str:
+    """A gloss's head, for a compact display (the board): its words before the first ': '.
+
+    >>> short("officer-ghost: what overcomes the stem")
+    'officer-ghost'
+    """
+    return gloss.partition(": ")[0]
+
+
 def known_terms(session) -> frozenset[str]:
     """The names a gloss must not break into: every name of two characters or more of the KB's
     kinds, and each disputed topic's and reading's name (kb/variants/names.json) as shown."""
@@ -50,6 +60,11 @@ def known_terms(session) -> frozenset[str]:
 def _terms(terms: frozenset) -> re.Pattern:
     """One pattern matching any of the terms, a longer one before a shorter one it starts with."""
     return re.compile("|".join(map(re.escape, sorted(terms, key=lambda t: (-len(t), t)))))
+
+
+def glossed_lines(session, lines: list[str]) -> list[str]:
+    """English lines read as one text, each term glossed at its first use in them (a why-not's answer)."""
+    return gloss_first("\n".join(lines), glossary(session), known=known_terms(session)).split("\n")
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

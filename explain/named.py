@@ -4,16 +4,16 @@ A rule *defines* a name when its head carries the name, or when the name reaches
 from a table row of the rule's body (``trine_name(火, 炎上)``, ``month_forward(天虎, 寅)``), or
 through a chart relation of the body whose own rules define it (``spirit(C, S, B) :-
 month_spirit(C, S, B)`` → the month spirit's rule). The answer names the closest defining
-rule (label, id and book), then the condition of it that fails on this chart, or the input
-the chart lacks (``--month``); when only another shipped reading of a disputed topic defines the
-name (比用格: kb/variants/shehai_biyong/daquan.dl), that reading and its rule; when no rule
-defines the name, that the KB leaves it out.
+rule by its label and book (its id is in ``Answer.rules``), then the condition of it that fails
+on this chart, or the input the chart lacks (``--month``); when only another shipped reading of a
+disputed topic defines the name (比用格: kb/variants/shehai_biyong/daquan.dl), that reading and its
+rule; when no rule defines the name, that the KB leaves it out.
 
 >>> from liuren_logic import Session
 >>> s = Session()
 >>> print("\\n".join(answer(s.cast("辛巳", "寅", "午"), "keti", "斬關", "en").lines))
 The 課體 斬關: not on this chart.
-斬關 is defined by keti.zhanguan_linri: 魁罡 any stands over the stem or the branch: 斬關 (《大六壬心鏡》: 日辰上見魁罡立，此卦名為是斬關).
+斬關 is defined by the rule “魁罡 any stands over the stem or the branch: 斬關” (《大六壬心鏡》: 日辰上見魁罡立，此卦名為是斬關).
 On this chart it fails at: 丑 is 魁 (戌) or 罡 (辰).
 """
 from __future__ import annotations
@@ -43,16 +43,16 @@ OPTIONS = {"month": "--month", "given_month": "--month", "qi": "--at", "days_to_
 ANSWERED = {"chosen": "method"}
 
 WORDS = {
-    "zh": {"absent": "{kind}{name}：此盤不見。", "defined": "{name}之定義（{rule}）：{label}{cite}。",
+    "zh": {"absent": "{kind}{name}：此盤不見。", "defined": "{name}之定義：{label}{cite}。",
            "cite": "，見{source}", "fails": "此盤不合：{literal}。", "holds": "此盤不合：{literal}，此則成立。",
            "needs": "此盤未給{what}：需 {options}。", "or": " 或 ", "unencoded": "知識庫未編此名，見 {doc}。",
-           "elsewhere": "本派不定此名；{reading}定之（{rule}）：{label}{cite}。見 {doc}。",
+           "elsewhere": "本派不定此名；{reading}定之：{label}{cite}。見 {doc}。",
            "more": "（另有{n}條規則亦定義此名）", "one_more": "（另有一條規則亦定義此名）"},
-    "en": {"absent": "The {kind} {name}: not on this chart.", "defined": "{name} is defined by {rule}: {label}{cite}.",
+    "en": {"absent": "The {kind} {name}: not on this chart.", "defined": "{name} is defined by the rule “{label}”{cite}.",
            "cite": " ({source})", "fails": "On this chart it fails at: {literal}.",
            "holds": "On this chart it fails because {literal}.", "needs": "This chart lacks {what}: needs {options}.",
            "or": " or ", "unencoded": "Not encoded (see {doc}).", "more": " ({n} more rules define it)",
-           "elsewhere": "The school does not define it; the reading {reading} does, by {rule}: {label}{cite}. "
+           "elsewhere": "The school does not define it; the reading {reading} does, by the rule “{label}”{cite}. "
                         "See {doc}.",
            "one_more": " (one more rule defines it)"},
 }
@@ -92,7 +92,7 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
     source = cite(compiled.rule.source, lang)
     more = sum(len(r) for r in found.values()) - any(rule in r for r in found.values())
     label = definition(session, compiled, tuple(arguments(deep)), lang)
-    lines = [head, w["defined"].format(name=name, rule=rule, label=label,
+    lines = [head, w["defined"].format(name=name, label=label,
                                        cite=w["cite"].format(source=source) if source else "")
              + (w["more" if more > 1 else "one_more"].format(n=number(more, lang)) if more else "")]
     failed = ordered_children(graph, fail)[:1]
@@ -130,7 +130,7 @@ def _defined_under(chart: "Chart", pred: str, pattern: tuple, lang: str) -> list
             deep, at, rule = defined[0]
             compiled = next(c for c in other.source().rules_for[deep] if c.rule.id == rule)
             source = cite(compiled.rule.source, lang)
-            lines.append(w["elsewhere"].format(reading=reading_name(topic, reading, lang), rule=rule,
+            lines.append(w["elsewhere"].format(reading=reading_name(topic, reading, lang),
                                                label=definition(other, compiled, at, lang),
                                                cite=w["cite"].format(source=source) if source else "",
                                                doc=COVERAGE[pred]))
@@ -191,23 +191,51 @@ def _charted(chart: "Chart", pred: str) -> bool:
 
 
 def missing_inputs(chart: "Chart", pred: str) -> list[str]:
-    """The options for the optional inputs ``pred`` rests on, when it rests on no other input and the
-    chart has none of them (a relation of the day, the 月將 and the hour fails for a reason of its own)."""
-    program, graph = chart.session.program, chart.session.program.dependencies
-    seen, todo = {pred}, [pred]
-    while todo:
-        for body in graph.predecessors(todo.pop()):
-            if body not in seen:
-                seen.add(body)
-                todo.append(body)
+    """The options for the optional inputs ``pred`` rests on, when the chart has none of them and
+    ``pred`` cannot hold without one: it rests on no other input, or each of its rules needs one or
+    stands in for its absence (``season`` from the 月將 under ``not has_month``); any other relation
+    of the day, the 月將 and the hour fails for a reason of its own."""
+    program = chart.session.program
+    seen = _below(program, pred)
     optional = [p for p in seen if p in OPTIONS]
     core = [p for p in seen if p not in OPTIONS and getattr(program.preds.get(p), "input", False)]
-    if core or not optional or any(chart.rows(p) for p in optional):
+    if not optional or any(chart.rows(p) for p in optional) or core and not _needs_optional(program, pred, {}):
         return []
     options = {OPTIONS[p] for p in optional}
     if options & {"--month", "--year"}:
         options.add("--at")  # a moment gives the month and the year
     return sorted(options, key=list(WHAT).index)
+
+
+def _below(program, pred: str) -> set[str]:
+    """``pred`` and every relation it rests on."""
+    seen, todo = {pred}, [pred]
+    while todo:
+        for body in program.dependencies.predecessors(todo.pop()):
+            if body not in seen:
+                seen.add(body)
+                todo.append(body)
+    return seen
+
+
+def _needs_optional(program, pred: str, known: dict) -> bool:
+    """Whether every rule of ``pred`` has a body atom that needs an optional input (OPTIONS), or a
+    negated one resting on optional inputs alone (``not has_month(C)``: it holds only in their absence)."""
+    if pred in OPTIONS or pred in known:
+        return pred in OPTIONS or known[pred]
+    if getattr(program.preds.get(pred), "input", False):
+        return False  # given with the chart (the 月將 a moment also derives)
+    known[pred] = False  # a cycle needs nothing through itself
+    rules = [r for r in program.rules if r.head.pred == pred]
+
+    def only_optional(atom: S.Atom) -> bool:
+        inputs = [p for p in _below(program, atom.pred) if getattr(program.preds.get(p), "input", False)]
+        return bool(inputs) and all(p in OPTIONS for p in inputs)
+
+    known[pred] = bool(rules) and all(
+        any(isinstance(l, S.Atom) and _needs_optional(program, l.pred, known)
+            or isinstance(l, S.Negation) and only_optional(l.atom) for l in rule.body) for rule in rules)
+    return known[pred]
 
 
 def definers(session, pred: str, pattern: tuple, at: int = 1, seen: frozenset = frozenset()) -> tuple[dict, dict]:

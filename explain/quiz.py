@@ -121,9 +121,11 @@ def questions(chart: "Chart", keti: bool = False) -> list[str]:
 def check(chart: "Chart", question: str, choice: str, lang: str = "zh") -> Verdict:
     """The verdict on ``choice``: when wrong, the short why-not of the choice and the lesson's steps."""
     if question not in (*QUESTIONS, "keti"):
-        raise InputError(f"unknown quiz question {question!r} (one of {', '.join(QUESTIONS)}, keti)")
+        raise InputError(f"unknown quiz question {question!r} (one of {', '.join(QUESTIONS)}, keti)",
+                         f"練習無此問「{question}」")
     if choice not in choices(chart, question):
-        raise InputError(f"{choice!r} is not a choice for {question} ({' '.join(choices(chart, question))})")
+        raise InputError(f"{choice!r} is not a choice for {question} ({' '.join(choices(chart, question))})",
+                         f"「{choice}」不在選項之中（{' '.join(choices(chart, question))}）")
     right = truth(chart, question)
     if choice == right or (question == "keti" and choice in chart.keti):
         return Verdict(question, choice, right, True)
@@ -147,7 +149,8 @@ def draw(session: "Session", rng: random.Random, method: Optional[str] = None) -
     """A chart of the 720 (a day pillar and an offset, by day) at random; with ``method``, one
     that method decides."""
     if method is not None and method not in methods(session):
-        raise InputError(f"unknown method {method!r} (one of {' '.join(methods(session))})")
+        raise InputError(f"unknown method {method!r} (one of {' '.join(methods(session))})",
+                         f"無此課法「{method}」（{' '.join(methods(session))}）")
     pillars = sorted(session.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
     pairs = [(s + b, o) for s, b, _ in pillars for o in range(12)]
     rng.shuffle(pairs)
@@ -155,7 +158,7 @@ def draw(session: "Session", rng: random.Random, method: Optional[str] = None) -
         chart = session.cast_offset(day, offset)
         if questions(chart) and method in (None, chart.method):
             return chart
-    raise InputError(f"no chart of the 720 is decided by {method}")
+    raise InputError(f"no chart of the 720 is decided by {method}", f"七百二十課無一以{method}定")
 
 
 def read_choice(options: list[str], text: str) -> Optional[str]:

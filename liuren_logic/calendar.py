@@ -159,7 +159,8 @@ def moment(at: str | datetime, tz: str = "Asia/Shanghai", *, longitude: float | 
     except CalendarError:
         raise
     except (OverflowError, ValueError):
-        raise CalendarError(f"{_fmt(local)} in {tz} is outside the supported range {_limits()}") from None
+        raise CalendarError(f"{_fmt(local)} in {tz} is outside the supported range {_limits()}",
+                            f"{_fmt(local)}（{tz}）超出可推之範圍 {_limits()}", "at") from None
 
 
 def _build(local: datetime, tz: str, zone: tzinfo, lon: float | None, lat: float | None,
@@ -204,13 +205,15 @@ _FIXED = re.compile(r"(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?")
 def _zone(tz: object) -> tzinfo:
     """The IANA zone named ``tz``, or a fixed offset from UTC (``+08:00``, ``UTC-5``)."""
     from zoneinfo import ZoneInfo, available_timezones
+    unknown = f"「{tz}」不識：應為 IANA 時區名（如 Asia/Shanghai）或與 UTC 之差（如 +08:00）"
     if not isinstance(tz, str) or not tz.strip():
-        raise CalendarError(f"unknown time zone {tz!r}: expected an IANA name such as 'Asia/Shanghai'")
+        raise CalendarError(f"unknown time zone {tz!r}: expected an IANA name such as 'Asia/Shanghai'", unknown, "tz")
     fixed = _FIXED.fullmatch(tz.strip().upper())
     if fixed:
         sign, hours, minutes = fixed.group(1), int(fixed.group(2)), int(fixed.group(3) or 0)
         if hours > 14 or minutes > 59:
-            raise CalendarError(f"time zone {tz!r} is not an offset from UTC between -12:00 and +14:00")
+            raise CalendarError(f"time zone {tz!r} is not an offset from UTC between -12:00 and +14:00",
+                                f"「{tz}」須在 UTC -12:00 至 +14:00 之間", "tz")
         offset = timedelta(hours=hours, minutes=minutes) * (-1 if sign == "-" else 1)
         return timezone(offset, f"UTC{sign}{hours:02d}:{minutes:02d}")
     try:
@@ -218,8 +221,9 @@ def _zone(tz: object) -> tzinfo:
     except Exception:
         if not available_timezones():
             raise CalendarError(f"cannot look up time zone {tz!r}: no time-zone database found "
-                                "(install the 'tzdata' package)") from None
-        raise CalendarError(f"unknown time zone {tz!r}: expected an IANA name such as 'Asia/Shanghai'") from None
+                                "(install the 'tzdata' package)", "查不到時區資料（請安裝 tzdata）", "tz") from None
+        raise CalendarError(f"unknown time zone {tz!r}: expected an IANA name such as 'Asia/Shanghai'", unknown,
+                            "tz") from None
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -233,9 +237,10 @@ def _coordinate(name: str, value: object, limit: int) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise CalendarError(f"{name} {value!r} is not a number: expected degrees −{limit}…{limit}")
+        raise CalendarError(f"{name} {value!r} is not a number: expected degrees −{limit}…{limit}",
+                            f"「{value}」不是數：應為 −{limit}…{limit} 度", name)
     if not math.isfinite(value) or not -limit <= value <= limit:
-        raise CalendarError(f"{name} {value:g} is outside −{limit}…{limit}")
+        raise CalendarError(f"{name} {value:g} is outside −{limit}…{limit}", f"{value:g} 度超出 −{limit}…{limit}", name)
     return float(value)
 
 
@@ -246,15 +251,15 @@ _AT_FORM = "expected YYYY-MM-DD HH:MM[:SS] (or ISO 8601: YYYY-MM-DDTHH:MM[:SS][+
 
 def _parse(text: str) -> datetime:
     """A datetime from 'YYYY-MM-DD HH:MM[:SS]' or ISO 8601; aware when the text gives an offset."""
-    found = _AT.fullmatch(text)
+    found, unread = _AT.fullmatch(text), f"「{text}」讀不出：應如 1998-11-30 12:00"
     if not found:
-        raise CalendarError(f"cannot read date {text!r}: {_AT_FORM}")
+        raise CalendarError(f"cannot read date {text!r}: {_AT_FORM}", unread, "at")
     year, month, day, hour, minute, second, fraction, offset = found.groups()
     digits = len(year.lstrip("0"))
     if digits > 12:  # not converted: a number of 5,000 digits is past int()'s limit, and not echoed
-        raise CalendarError(f"a year of {len(year):,} digits is outside 1–9999")
+        raise CalendarError(f"a year of {len(year):,} digits is outside 1–9999", "年份超出 1–9999", "at")
     if digits > 4:
-        raise CalendarError(f"year {year.lstrip('0')} is outside 1–9999")
+        raise CalendarError(f"year {year.lstrip('0')} is outside 1–9999", f"{year.lstrip('0')} 年超出 1–9999", "at")
     _check_year(int(year))
     micro = int((fraction or "0").ljust(6, "0"))
     zone = None
@@ -262,17 +267,17 @@ def _parse(text: str) -> datetime:
         digits = offset.replace(":", "")
         minutes = 0 if offset == "Z" else (int(digits[1:3]) * 60 + int(digits[3:5])) * (-1 if digits[0] == "-" else 1)
         if abs(minutes) >= 24 * 60:
-            raise CalendarError(f"cannot read date {text!r}: the offset {offset} is not under 24 hours")
+            raise CalendarError(f"cannot read date {text!r}: the offset {offset} is not under 24 hours", unread, "at")
         zone = timezone(timedelta(minutes=minutes))
     try:
         return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0), micro, zone)
     except ValueError as err:
-        raise CalendarError(f"cannot read date {text!r}: {err}; {_AT_FORM}") from None
+        raise CalendarError(f"cannot read date {text!r}: {err}; {_AT_FORM}", unread, "at") from None
 
 
 def _check_year(year: int) -> None:
     if not 1 <= year <= 9999:
-        raise CalendarError(f"year {year} is outside 1–9999")
+        raise CalendarError(f"year {year} is outside 1–9999", f"{year} 年超出 1–9999", "at")
 
 
 def _localize(at: object, zone: tzinfo, tz: str) -> datetime:
@@ -288,10 +293,12 @@ def _localize(at: object, zone: tzinfo, tz: str) -> datetime:
             return at.astimezone(zone)
         local = at.replace(tzinfo=zone, fold=0)
         if local.utcoffset() < local.replace(fold=1).utcoffset():     # PEP 495: a gap
-            raise CalendarError(f"{_fmt(at)} does not exist in {tz}: the clocks jumped forward over it")
+            raise CalendarError(f"{_fmt(at)} does not exist in {tz}: the clocks jumped forward over it",
+                                f"{_fmt(at)} 於 {tz} 不存在：時鐘撥快，跳過此刻", "at")
         return local
     except OverflowError:
-        raise CalendarError(f"{_fmt(at)} in {tz} is outside the supported range {_limits()}") from None
+        raise CalendarError(f"{_fmt(at)} in {tz} is outside the supported range {_limits()}",
+                            f"{_fmt(at)}（{tz}）超出可推之範圍 {_limits()}", "at") from None
 
 
 # ----------------------------------------------------------------------------- solar terms

@@ -37,12 +37,16 @@ ECHOED = 80  # characters of a long word (a value, a path) a message echoes; the
 # controls (not newline or tab), bidirectional and zero-width marks.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
+_NOT_A_NUMBER = re.compile(r"argument --([a-z]+): invalid (?:int|float) value: '(.*)'")  # argparse's words
+
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2."""
 
     def error(self, message: str):  # noqa: D401 - argparse's signature
-        raise InputError(f"{message} (see: {self.prog} --help)")
+        number = _NOT_A_NUMBER.fullmatch(message)  # argparse's words for a value its type refused
+        zh, field = (f"「{number.group(2)}」不是數", number.group(1)) if number else ("", "")
+        raise InputError(f"{message} (see: {self.prog} --help)", zh, field)
 
 
 def _file_name(text: str) -> Path:
@@ -298,7 +302,8 @@ def _chart_input(session, args, required: bool):
         raise InputError("--question needs --matter (the matter the question asks about, e.g. --matter 天時)")
     if args.at is not None:
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
-            raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both")
+            raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both",
+                             "時刻與干支只可擇一：或給時刻，或給日干支與月將、占時（或轉數）", "at")
         given = session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
                                     sex=args.sex, matter=args.matter)
         _warn_unused_place(session, args)  # the warning and note are said once the moment is read: bad input
@@ -307,13 +312,16 @@ def _chart_input(session, args, required: bool):
         return given
     if args.day is None:
         if required:
-            raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)")
+            raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)",
+                             "未填：給日干支（如辛巳），或以時刻起課", "day")
         return None
     if args.offset is not None:
         if args.jiang or args.hour:
-            raise InputError("give either --offset or --jiang and --hour, not both")
+            raise InputError("give either --offset or --jiang and --hour, not both",
+                             "轉數與月將、占時只可擇一", "offset")
         if args.month or args.year:
-            raise InputError("--month and --year go with --jiang and --hour, not --offset")
+            raise InputError("--month and --year go with --jiang and --hour, not --offset",
+                             "月建與年須配月將、占時，不配轉數", "month" if args.month else "year")
         return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex,
                                     matter=args.matter)
     if args.jiang and args.hour is None and "加" in args.jiang:  # 「戌加寅」: the 月將 over the hour
@@ -322,7 +330,8 @@ def _chart_input(session, args, required: bool):
         args.jiang, args.hour = parse_over(session.base, args.jiang)
     missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
     if missing:
-        raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)")
+        raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)",
+                         "未填" + ("（占時亦未填）" if len(missing) > 1 else "") + "；或給轉數 0–11", missing[0])
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
                                sex=args.sex, matter=args.matter)
 
@@ -428,11 +437,11 @@ def cmd_why(args, negative: bool = False) -> int:
         _write("\n".join(nx.generate_graphml(shown)), argparse.Namespace(**{**vars(args), "simplified": False}),
                [session])
     elif fmt == "text" and short is not None:
-        text = "\n".join(short.lines)
         if args.lang == "en":  # each term glossed at its first use
-            from .explain.glossary import gloss_first, glossary, known_terms
+            from .explain.glossary import glossed_lines
 
-            text = gloss_first(text, glossary(session), known=known_terms(session))
+            short.lines = glossed_lines(session, short.lines)
+        text = "\n".join(short.lines)
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += ("\n\n" + render(short.derivation(Digraph), args.lang, args.depth)
                      + "\n\n" + render(graph, args.lang, args.depth))

@@ -15,7 +15,16 @@ class LiurenError(Exception):
 
 
 class InputError(LiurenError, ValueError):
-    """A chart input (pillar, branch, date, zone, longitude …) is not acceptable."""
+    """A chart input (pillar, branch, date, zone, longitude …) is not acceptable. ``zh``: the same in
+    Chinese, for the app's Chinese page; ``field``: the input it is about (``hour``: ``--hour``)."""
+
+    def __init__(self, message: str, zh: str = "", field: str = ""):
+        super().__init__(message)
+        self.zh, self.field = zh, field
+
+    def said(self, lang: str) -> str:
+        """The message in ``lang`` (English where no Chinese was given)."""
+        return self.zh if lang == "zh" and self.zh else str(self)
 
 
 class CalendarError(InputError):

@@ -23,6 +23,15 @@ def members(kb: Engine, kind: str) -> list:
 
 # The words a practitioner writes after a value: 辛巳日, 午時, 寅將; stripped before reading it.
 SUFFIXES = {"the day": "日", "the hour": "時", "the 月將": "將"}
+# What a value is read for → the input (option) that gives it, named by an error.
+FIELDS = {"the day": "day", "the 月將": "jiang", "the hour": "hour", "the month": "month", "the year": "year",
+          "the birth year": "born"}
+KINDS_ZH = {"stem": "天干", "branch": "地支"}
+
+
+def field_named(what: str) -> str:
+    """The input ``what`` names (``"the day '辛子'"`` → ``'day'``), or ''."""
+    return next((field for named, field in FIELDS.items() if what == named or what.startswith(named + " ")), "")
 
 
 def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
@@ -49,7 +58,8 @@ def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
                              f"({len(known)} in all)")
         shown = "".join(known) if all(len(str(k)) == 1 for k in known) else " ".join(map(str, known[:12]))
         more = f" … ({len(known)} in all)" if len(known) > 12 else ""
-        raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}")
+        zh = f"「{text}」非{KINDS_ZH[kind]}：應為{shown}之一" if kind in KINDS_ZH else ""
+        raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}", zh, field_named(what))
     return value
 
 
@@ -57,7 +67,8 @@ def parse_over(kb: Engine, text: str) -> tuple[str, str]:
     """「戌加寅」: the 月將 戌 set over the hour 寅 → ('戌', '寅'); each side as :func:`parse_symbol` reads it."""
     jiang, sep, hour = traditional(text.strip()).partition("加")
     if not sep or not jiang or not hour:
-        raise InputError(f"cannot read {text!r} as the 月將 over the hour: expected such as 戌加寅")
+        raise InputError(f"cannot read {text!r} as the 月將 over the hour: expected such as 戌加寅",
+                         f"「{text}」讀不出月將加占時：應如戌加寅", "jiang")
     return parse_symbol(kb, jiang, "branch", "the 月將"), parse_symbol(kb, hour, "branch", "the hour")
 
 
@@ -76,13 +87,16 @@ def parse_pillar(kb: Engine, text: str, what: str = "the day") -> tuple[str, str
     if len(value) == 3 and value.endswith(SUFFIXES["the day"]) and what == "the day":
         value = value[:2]
     if len(value) != 2:
-        raise InputError(f"cannot read {what} {text!r}: expected a stem and a branch, such as 辛巳")
+        raise InputError(f"cannot read {what} {text!r}: expected a stem and a branch, such as 辛巳",
+                         f"「{text}」讀不出干支：應為一干一支，如辛巳", field_named(what))
     stem = parse_symbol(kb, value[0], "stem", f"{what} {text!r}")
     branch = parse_symbol(kb, value[1], "branch", f"{what} {text!r}")
     if not kb.holds("pillar", [stem, branch]):
         kinds = {p[0]: p[1] for p in kb.query("polarity", [None, None])}
         raise InputError(f"impossible pillar {value} for {what}: {stem} is {kinds[stem]} but {branch} is "
-                         f"{kinds[branch]}, and a pillar pairs a yang stem with a yang branch, a yin with a yin")
+                         f"{kinds[branch]}, and a pillar pairs a yang stem with a yang branch, a yin with a yin",
+                         f"無{value}此干支：{stem}為{kinds[stem]}而{branch}為{kinds[branch]}，陽干配陽支，陰干配陰支",
+                         field_named(what))
     return stem, branch
 
 

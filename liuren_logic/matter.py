@@ -23,7 +23,8 @@ def parse_matter(kb, text: str) -> str:
     if value.lower() in english:
         return english[value.lower()]
     names = " ".join(f"{m} ({en})" for m, en in sorted(kb.query("matter_en", [None, None]), key=lambda r: known.index(r[0])))
-    raise InputError(f"unknown matter {text!r} for --matter; expected one of {names}")
+    raise InputError(f"unknown matter {text!r} for --matter; expected one of {names}",
+                     f"「{text}」非占事：應為{'、'.join(map(str, known))}之一", "matter")
 
 
 def matters(kb) -> list[tuple[str, str]]:

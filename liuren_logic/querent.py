@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from .errors import CalendarError, InputError
-from .inputs import parse_pillar, parse_symbol
+from .inputs import field_named, parse_pillar, parse_symbol
 from .matter import matter_fact
 from .script import traditional
 
@@ -54,10 +54,11 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
         tags.append(f"生{born}".replace(" ", "T"))
     if sex is not None:
         if born is None:
-            raise InputError("--sex needs --born (the 行年 counts from the year of birth)")
+            raise InputError("--sex needs --born (the 行年 counts from the year of birth)",
+                             "須並給生年或生日（行年自生年起算）", "sex")
         value = SEXES.get(traditional(str(sex).strip().lower()))
         if value is None:
-            raise InputError(f"unknown sex {sex!r}; expected m or f (男 or 女)")
+            raise InputError(f"unknown sex {sex!r}; expected m or f (男 or 女)", f"「{sex}」不識：應為男或女", "sex")
         facts.append(("sex", [value], f"given: sex {sex} ({value})"))
         tags.append(value)
     if year is not None:
@@ -80,7 +81,8 @@ def _is_year(value, what: str = "the year") -> bool:
     """Whether ``value`` is a year number (-9999 to 9999); a longer number is an InputError naming ``what``."""
     if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value) and not _YEAR.fullmatch(value):
         raise InputError(f"{what} {value.strip()} is out of range: a year number has at most four digits "
-                         f"(-9999 to 9999); or give a pillar such as 戊寅")
+                         f"(-9999 to 9999); or give a pillar such as 戊寅",
+                         f"{value.strip()} 超出年份之範圍（-9999 至 9999）；或給干支，如戊寅", field_named(what))
     return isinstance(value, int) and not isinstance(value, bool) or isinstance(value, str) and _YEAR.fullmatch(value)
 
 
@@ -98,12 +100,15 @@ def _born(kb, born, tz: str) -> tuple[tuple, Optional[int]]:
         if _DATE.fullmatch(text):  # a date alone: the year is certain unless 立春 falls on that day
             first, last = moment(f"{text} 00:00", tz), moment(f"{text} 23:59", tz)
             if first.year != last.year:
-                raise InputError(f"born {text}: 立春 falls on that day ({last.reasons()['year_pillar']}); give the hour")
+                raise InputError(f"born {text}: 立春 falls on that day ({last.reasons()['year_pillar']}); give the hour",
+                                 f"{text}：是日交立春，須給時辰", "born")
             m = first
         else:
             m = moment(text, tz)
     except CalendarError as error:
-        raise InputError(f"cannot read the birth {born!r}: {error} (or give a year such as 1990, or a pillar such as 庚午)") from None
+        raise InputError(f"cannot read the birth {born!r}: {error} (or give a year such as 1990, or a pillar such as 庚午)",
+                         f"「{born}」讀不出：應為年份（如 1990）、干支（如庚午）或日期（如 1970-02-03 08:00）",
+                         "born") from None
     return ("birth_year", [m.year], f"born {text} ({tz}): {m.reasons()['year_pillar']}, so the year {m.year}"), m.year
 
 

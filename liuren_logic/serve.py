@@ -62,6 +62,11 @@ MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
 MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
+# What the page is told when no answer comes, in its language.
+REFUSALS = {"zh": {"page": "無此頁 {path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
+                   "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}"},
+            "en": {"page": "no such page {path}", "busy": "busy: about {seconds:.0f} s of work is waiting; ask again shortly",
+                   "late": "no answer within {seconds:.0f} s", "request": "cannot read the request: {error}"}}
 
 
 def shipped_readings() -> dict[str, list[str]]:
@@ -123,9 +128,11 @@ class Sessions:
         readings = parse_readings(text)
         for topic, reading in readings.items():
             if topic not in self.known:
-                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(self.known)}")
+                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(self.known)}",
+                                 f"無此異說之題「{topic}」", "reading")
             if reading not in self.known[topic]:
-                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(self.known[topic])})")
+                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(self.known[topic])})",
+                                 f"「{topic}」無「{reading}」之說", "reading")
         return {t: r for t, r in readings.items() if self.defaults.get(t) != r}
 
     def get(self, readings: dict[str, str]):
@@ -222,7 +229,7 @@ class App:
         from .explain.app import refutation
 
         if not fields.get("value"):
-            raise InputError("why-not needs the value asked about (why not 丑?)")
+            raise InputError("why-not needs the value asked about (why not 丑?)", "何以不是：須填所問之值，如丑", "value")
         return refutation(self._chart(fields), _question(fields), fields["value"], _lang(fields))
 
     def quiz(self, fields: dict) -> dict:
@@ -240,7 +247,8 @@ class App:
         from .explain.app import quiz_verdict
 
         if not fields.get("question") or not fields.get("choice"):
-            raise InputError("the quiz answer needs question and choice (question=initial&choice=丑)")
+            raise InputError("the quiz answer needs question and choice (question=initial&choice=丑)",
+                             "練習之答須有所問及所選", "choice")
         return quiz_verdict(self._chart(fields), fields["question"], fields["choice"], _lang(fields))
 
     def compare(self, fields: dict) -> dict:
@@ -249,7 +257,7 @@ class App:
         base = self.sessions.readings(fields.get("reading", ""))
         other = {**base, **self.sessions.readings(fields.get("vs", ""))}
         if other == base:
-            raise InputError("compare needs another reading, e.g. vs=punishment=seed000")
+            raise InputError("compare needs another reading, e.g. vs=punishment=seed000", "比較須選另一說", "vs")
         before = self._chart(fields, base)
         in_time()
         after = self._chart(fields, other)
@@ -278,21 +286,22 @@ def chart_options(fields: dict) -> argparse.Namespace:
 def _lang(fields: dict) -> str:
     lang = fields.get("lang", "zh")
     if lang not in ("zh", "en"):
-        raise InputError(f"unknown language {lang!r} (zh or en)")
+        raise InputError(f"unknown language {lang!r} (zh or en)", f"無此語言「{lang}」（zh 或 en）", "lang")
     return lang
 
 
 def _question(fields: dict, default: Optional[str] = None) -> str:
     question = fields.get("q") or default
     if not question:
-        raise InputError("missing q (the conclusion asked about: initial, method, pattern …)")
+        raise InputError("missing q (the conclusion asked about: initial, method, pattern …)",
+                         "未言所問之結論（初傳、課法、課格 …）", "q")
     return question
 
 
 def _fields(query: str) -> dict[str, str]:
     """The query's fields, percent-decoded as UTF-8."""
     if len(query.encode("utf-8")) > MAX_QUERY:
-        raise InputError(f"the request is too long (at most {MAX_QUERY} bytes)")
+        raise InputError(f"the request is too long (at most {MAX_QUERY} bytes)", f"請求過長（至多 {MAX_QUERY} 字節）")
     parsed = parse_qs(query, keep_blank_values=True, strict_parsing=False, max_num_fields=32)
     return {k: v[-1] for k, v in parsed.items()}
 
@@ -328,24 +337,23 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
 
                 lang = "en" if "lang=en" in url.query else "zh"
                 return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
-            route = App.ROUTES.get(url.path)
+            route, said = App.ROUTES.get(url.path), REFUSALS["en" if "lang=en" in url.query else "zh"]
             if route is None:
-                return self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page {_shown(url.path)}"})
+                return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path))})
             try:
                 fields = _fields(url.query)
                 answer = turns.run(route, lambda: app.answer(route, fields), self.server.arrival() + deadline)
             except Busy as busy:
-                return self._json(HTTPStatus.SERVICE_UNAVAILABLE,
-                                  {"error": f"busy: about {busy.seconds:.0f} s of work is waiting; ask again shortly"},
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": said["busy"].format(seconds=busy.seconds)},
                                   {"Retry-After": str(max(1, math.ceil(busy.seconds)))})
             except Late:
-                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": f"no answer within {deadline:.0f} s"})
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": said["late"].format(seconds=deadline)})
             except LiurenError as error:
                 from .explain.app import form_error
 
-                return self._json(HTTPStatus.BAD_REQUEST, form_error(str(error), "en" if "lang=en" in url.query else "zh"))
+                return self._json(HTTPStatus.BAD_REQUEST, form_error(error, "en" if "lang=en" in url.query else "zh"))
             except ValueError as error:  # a malformed query string
-                return self._json(HTTPStatus.BAD_REQUEST, {"error": f"cannot read the request: {error}"})
+                return self._json(HTTPStatus.BAD_REQUEST, {"error": said["request"].format(error=error)})
             except Exception as error:  # a bug: one line to the page, the server goes on
                 return self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
                                   {"error": f"internal error ({type(error).__name__}: {error}); please report it"})

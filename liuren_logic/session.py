@@ -165,7 +165,8 @@ class Session:
 
     def offset_input(self, day: str, offset: int, daytime: bool = True, **given) -> ChartInput:
         if not isinstance(offset, int) or not 0 <= offset < 12:
-            raise InputError(f"offset {offset!r} is not a whole number from 0 to 11")
+            raise InputError(f"offset {offset!r} is not a whole number from 0 to 11",
+                             f"「{offset}」須為 0 至 11 之整數", "offset")
         stem, branch = parse_pillar(self.base, day)
         return self._at_offset(stem, branch, offset, daytime, members(self.base, "branch"),
                                given_facts(self.base, **given))

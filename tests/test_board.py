@@ -252,3 +252,40 @@ def test_a_wrapped_line_keeps_its_dots_and_splits_no_item_that_fits_a_line(table
                     start += len(cell) + len(section.sep)
                 wrapped += bool(breaks)
     assert wrapped > (200 if complete else 20)  # rows that wrap: what is checked
+def test_the_english_board_glosses_each_term_once_at_its_first_use(session):
+    """On the English boards of 20 charts (a dated one, 19 by day and offset): every 六親 and general of
+    the 三傳 and the lessons, the method and its names, each 課體 and pattern the glossary knows has its
+    gloss's head right after its first use on its own (not inside a longer name: 貴人入獄), and only
+    there; the columns stay aligned under their labels, no line is over WIDTH, the zh board has no gloss."""
+    from liuren_logic.explain.glossary import glossary, known_terms, short
+
+    glosses = {term: short(gloss) for term, gloss in glossary(session).items()}
+    known = known_terms(session)
+    rng = random.Random(20)
+    charts = [session.cast_at("1998-11-30 12:00", "Asia/Shanghai")]
+    charts += [session.cast_offset(day, rng.randrange(12), daytime=rng.random() < 0.5) for day in rng.sample(DAYS, 19)]
+    checked = set()
+    for chart in charts:
+        board = render_chart(chart, "en")
+        lines = board.splitlines()
+        assert max(map(columns, lines)) <= WIDTH, (chart.id, max(lines, key=columns))
+        terms = {t.kin for t in chart.transmissions} | {t.general for t in chart.transmissions}
+        terms |= {l.general for l in chart.lessons} | {chart.method, *chart.subnames, *chart.keti}
+        terms |= {p for _, p in chart.patterns}
+        for term in sorted(t for t in terms if t in glosses):
+            alone = re.compile(rf"(?<![\u3400-\u9fff]){re.escape(term)}(?![\u3400-\u9fff])")
+            masked = board  # a longer name holding the term (a reading: who enters 涉害 (every candidate)) is no use of it
+            for name in (k for k in known if term in k and k != term and k in board):
+                masked = masked.replace(name, "□" * len(name))
+            first = alone.search(masked)
+            assert first, (chart.id, term)
+            said = f"{term} ({glosses[term]})"
+            assert masked.startswith(said, first.start()) and board.count(said) == 1, (chart.id, term, board)
+            checked.add(term)
+        labels = next(line for line in lines if " kin " in line)
+        for t in chart.transmissions:  # the branch under its label, past the glosses
+            line = next(line for line in lines if line.startswith(f"  {('initial', 'middle', 'final')[t.position - 1]} "))
+            assert columns(line[:line.index(f" {t.branch} ") + 1]) == columns(labels[:labels.index(" branch ") + 1])
+        zh = render_chart(chart, "zh")
+        assert not any(f"{term} ({glosses[term]})" in zh for term in terms if term in glosses)  # zh: no gloss
+    assert len(checked) > 60 and {"官鬼", "貴人", "賊剋", "元首"} <= checked

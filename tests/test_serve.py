@@ -97,8 +97,39 @@ def test_a_reading_switched_shows_what_changes_with_both_derivations(server):
     ({"day": "辛巳" * (MAX_QUERY // 8)}, "too long"),
 ])
 def test_bad_input_gets_the_command_lines_one_line(server, fields, words):
-    status, data = get(server, "/api/cast", **fields)
+    status, data = get(server, "/api/cast", **fields, lang="en")
     assert status == 400 and words in data["error"] and "\n" not in data["error"]
+
+
+@pytest.mark.parametrize("fields, label, words", [
+    ({"at": "1998-13-40 12:00"}, "時刻", "「1998-13-40 12:00」讀不出"),
+    ({"at": "1998-11-30 12:00", "tz": "Mars/Base"}, "時區", "「Mars/Base」不識"),
+    ({"day": "辛巳", "jiang": "寅"}, "占時", "未填"),
+    ({}, "日干支", "未填"),
+    ({"day": "甲丑", "jiang": "寅", "hour": "午"}, "日干支", "無甲丑此干支"),
+    ({"day": "辛巳", "jiang": "X", "hour": "午"}, "月將", "「X」非地支"),
+    ({"day": "辛巳", "offset": "13"}, "轉數", "「13」須為 0 至 11 之整數"),
+    ({"day": "辛巳", "offset": "x"}, "轉數", "「x」不是數"),
+    ({"day": "辛巳", "offset": "3", "matter": "foo"}, "占事", "「foo」非占事"),
+    ({"day": "辛巳", "jiang": "寅", "hour": "午", "month": "亥亥"}, "月建", "「亥」非天干"),
+    ({"day": "辛巳", "offset": "3", "born": "abc"}, "生年或生日", "「abc」讀不出"),
+    ({"day": "辛巳", "offset": "3", "born": "1970", "sex": "q"}, "男女", "「q」不識"),
+    ({"at": "1998-11-30 12:00", "latitude": "x"}, "緯度", "「x」不是數"),
+    ({"day": "辛巳", "offset": "3", "at": "1998-11-30 12:00"}, "時刻", "只可擇一"),
+    ({"day": "辛巳", "offset": "3", "reading": "colour=blue"}, None, "無此異說之題「colour」"),
+])
+def test_an_error_on_the_chinese_page_names_its_field_and_says_what_is_wrong_in_chinese(server, fields, label, words):
+    """The zh page: 〔the field's label〕 then the reason in Chinese, no English word (the value echoed
+    in 「」 aside); the field marked. The English page says the same in English, from the same error."""
+    status, data = get(server, "/api/cast", **fields)
+    said = data["error"]
+    assert status == 400 and words in said and said.startswith(f"〔{label}〕" if label else "無"), said
+    echoed = r"「[^」]*」|IANA|UTC|Asia/Shanghai"  # the value given, and names that are not words
+    assert not re.search(r"[A-Za-z]{2,}", re.sub(echoed, "", said)), said
+    if label:
+        assert data["field"] in fields or data["field"] in ("hour", "day"), data
+    status, data = get(server, "/api/cast", **fields, lang="en")
+    assert status == 400 and re.search(r"\b[a-z]{4,}\b", data["error"]) and "〔" not in data["error"]
 
 
 def test_unknown_pages_and_methods(server):
@@ -157,8 +188,10 @@ def test_the_querent_brings_the_life_and_travelling_year(server):
     """--born and --sex, as the cast command takes them: 本命 and 行年 on the board."""
     status, data = get(server, "/api/cast", at="1998-11-30 12:00", born="1970", sex="m")
     assert status == 200 and "行年" in data["html"] and "甲午" in data["html"]
-    status, data = get(server, "/api/cast", at="1998-11-30 12:00", sex="m")
+    status, data = get(server, "/api/cast", at="1998-11-30 12:00", sex="m", lang="en")
     assert status == 400 and "--born" in data["error"]
+    status, data = get(server, "/api/cast", at="1998-11-30 12:00", sex="m")
+    assert status == 400 and data["error"] == "〔男女〕須並給生年或生日（行年自生年起算）"
 
 
 def exchange(base: str, path: str = "/api/readings", **headers) -> tuple[int, dict, dict | str]:
@@ -239,7 +272,7 @@ def _compare(base: str, n: int) -> tuple[int, str, float]:
     stems, branches = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
     started = time.monotonic()
     status, data = get(base, "/api/compare", day=stems[n % 10] + branches[n % 12], offset=str(n // 12),
-                       vs="punishment=seed000", q="middle")
+                       vs="punishment=seed000", q="middle", lang="en" if n % 2 else "zh")
     return status, data.get("error", ""), time.monotonic() - started
 
 
@@ -269,8 +302,11 @@ def test_a_burst_of_compares_does_not_lock_out_the_next_client():
         server.shutdown()
         server.server_close()
     statuses = Counter(status for status, _, _ in answers)
-    busy = [took for status, error, took in answers if status == 503 and error.startswith("busy")]
-    late = [took for status, error, took in answers if status == 503 and error.startswith("no answer")]
+    busy = [took for status, error, took in answers if status == 503 and error.startswith(("busy", "忙："))]
+    late = [took for status, error, took in answers if status == 503 and error.startswith("no answer")
+            or error.endswith("秒內未能作答")]
+    for n, (refused, error, _) in enumerate(answers):  # odd clients asked in English, even ones in Chinese
+        assert refused != 503 or bool(re.match("[a-z]", error)) == bool(n % 2), (n, error)
     print(f"\nburst of 60 compares: {statuses[200]} answered, {len(busy)} refused at once (at most "
           f"{max(busy, default=0):.2f} s), {len(late)} late; the burst took {ended - started:.2f} s, the probe {probe:.2f} s")
     assert set(statuses) <= {200, 503} and statuses[200] >= 1 and busy and len(busy) + len(late) == statuses[503]
@@ -311,8 +347,10 @@ def test_the_trainer_draws_asks_and_answers(server):
     status, verdict = get(server, "/api/quiz/answer", **data["chart"], question="initial",
                           choice=chart.transmissions[0].branch)
     assert status == 200 and verdict["right"] and not verdict["why_not"]
-    status, error = get(server, "/api/quiz/answer", **data["chart"], question="initial", choice="甲")
+    status, error = get(server, "/api/quiz/answer", **data["chart"], question="initial", choice="甲", lang="en")
     assert status == 400 and "not a choice" in error["error"]
+    status, error = get(server, "/api/quiz/answer", **data["chart"], question="initial", choice="甲")
+    assert status == 400 and error["error"].startswith("「甲」不在選項之中")
 
 
 def test_the_readings_are_offered_by_their_names_not_their_ids(server):
