@@ -46,7 +46,7 @@ def test_without_a_matter_no_rule_of_the_judgement_fires(session):
 
 
 GENERIC = {"judge.initial", "judge.strength", "judge.void", "judge.keti", "judge.transmission_general",
-           "judge.lesson_general", "judge.kin_course", "judge.overcomes_stem", "judge.gan_upper_stage"}
+           "judge.lesson_general", "judge.kin_course", "judge.overcomes_stem", "judge.upper_stage"}
 
 
 def test_every_finding_is_of_a_kind_the_books_cite_and_every_row_has_its_rule(session):
@@ -206,8 +206,8 @@ def test_why_not_snow_names_the_missing_rain_master(capsys):
 
 # Features found, by kind, on the 47 cases whose matter is one of the twelve (docs/judgement.md has
 # the table and every miss): the floor this KB reaches; a change that loses one fails here.
-FLOOR = {"神煞": 34, "天將": 38, "類神": 14, "課體": 13, "三傳": 13, "旺衰": 10, "空亡": 11, "生剋": 9, "應期": 2,
-         "六親": 5, "用神": 7, "刑沖破害合": 1, "墓": 2}
+FLOOR = {"神煞": 34, "天將": 38, "類神": 14, "課體": 20, "三傳": 13, "旺衰": 12, "空亡": 11, "生剋": 10, "應期": 2,
+         "六親": 6, "用神": 7, "刑沖破害合": 4, "墓": 3}
 
 
 def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
@@ -217,9 +217,9 @@ def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
     hits, totals = result["hits"], result["totals"]
     assert sum(totals.values()) == 247 and dict(result["apart"]) == {"年命": 21, "other": 5, "其他": 39}
     assert set(totals) == set(FLOOR) and all(hits[kind] >= floor for kind, floor in FLOOR.items()), dict(hits)
-    assert sum(hits.values()) >= sum(FLOOR.values()) == 159  # 64% of 247
+    assert sum(hits.values()) >= sum(FLOOR.values()) == 174  # 70% of 247
     sizes = sorted(result["sizes"])  # --json's findings a chart, all of them (the board shows 5–15)
-    assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 28 and sizes[-1] <= 36
+    assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 28 and sizes[-1] <= 34
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -339,8 +339,10 @@ def test_the_bifa_lines_and_the_spirits_over_the_stem_and_branch_are_findings(se
     chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="家宅")
     findings = chart.rows("finding")
     lines = {line for _, line in chart.bifa}
-    read = {f: k for k, f, a, b in findings if a == b == f and f in lines}
+    read = {f: k for k, f, a, b in findings if b == f and f in lines}
     assert set(read) == lines and {"貴雖在獄宜臨干", "鬼乘天乙乃神祇"} <= lines
+    # a line naming the stem and the branch (彼此 …) says so in its about; any other names itself
+    assert {(f, a) for k, f, a, b in findings if b == f and f in lines and a != f} == {("彼此猜忌害相隨", "干支")}
     assert read["鬼乘天乙乃神祇"] == "天將" and all(k in KIND_ORDER for k in read.values())
     for place in ("干上", "支上"):
         over = {s for where, _, s in chart.spirits if where == place}
