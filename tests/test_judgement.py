@@ -218,6 +218,11 @@ def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
     assert sum(totals.values()) == 247 and dict(result["apart"]) == {"年命": 21, "other": 5, "其他": 39}
     assert set(totals) == set(FLOOR) and all(hits[kind] >= floor for kind, floor in FLOOR.items()), dict(hits)
     assert sum(hits.values()) >= sum(FLOOR.values()) == 174  # 70% of 247
+    # 年命, apart: the 6 cases whose text states the querent's own 本命 or 行年 are cast with it, and
+    # a 年命 finding names what each of their 6 features cites; the other 15 have no 年命 to read
+    fed = [found for seq, _, _, given, found in result["life"] if given]
+    assert len(result["life"]) == 21 and len(fed) == 6 and all(fed)
+    assert not any(found for seq, _, _, given, found in result["life"] if not given)
     sizes = sorted(result["sizes"])  # --json's findings a chart, all of them (the board shows 5–15)
     assert len(sizes) == 47 and sizes[0] >= 5 and sizes[len(sizes) // 2] <= 28 and sizes[-1] <= 34
 
@@ -385,3 +390,18 @@ def test_the_page_and_the_app_end_the_board_with_the_same_judgement(session, cap
     assert code == 0 and "占 家宅 · 問 弟犯邪" in written and "女尸做祟" in written
     asked = {c.ask for c in cells if c.ask}
     assert ("斷", "丑") in asked and all(session.why(chart, *a).number_of_nodes() > 1 for a in sorted(asked))
+
+
+def test_a_case_that_names_the_natal_or_the_year_of_life_gives_it_to_the_chart(session):
+    """``natal``/``xingnian``: the 本命 or 行年 branch a text names, without the birth; the 斷 reads
+    what stands over it; given with the birth (or the sex) that derives it, it is refused."""
+    chart = session.cast("甲申", jiang="巳", hour="寅", matter="仕宦", xingnian="丑")  # case 32: 罡加行年丑
+    assert chart.rows("life_point") == [("行年", "丑")] and chart.rows("life_upper") == [("行年", "辰")]
+    assert ("年命", "行年", "丑", "辰") in chart.rows("finding")
+    natal = session.cast("乙酉", jiang="戌", hour="巳", matter="詞訟", natal="戌")  # case 89: 又為本命
+    assert ("本命", "戌") in natal.rows("life_point")
+    assert not session.cast("甲申", jiang="巳", hour="寅", matter="仕宦").rows("life_point")
+    for given, words in (({"natal": "未", "born": "癸酉"}, "born"), ({"xingnian": "丑", "born": 1970, "sex": "m"}, "sex"),
+                         ({"natal": "甲"}, "branch")):
+        with pytest.raises(InputError, match=words):
+            session.cast("甲申", jiang="巳", hour="寅", **given)
