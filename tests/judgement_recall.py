@@ -30,8 +30,10 @@ APART = {"年命", "other"}
 
 def tokens(about: str) -> set[str]:
     """What a feature's ``about`` names: its branches and stems, its generals (full or short), and
-    each remaining run of characters as a name (驛馬, 出旬, 斬關)."""
+    each remaining run of characters as a name (驛馬, 出旬, 斬關); 驛馬 also as the mark 日馬."""
     found, rest = set(), about.replace("反吟", "返吟")  # the KB writes 返吟
+    if "驛馬" in rest:  # the spirit 驛馬, or the day's, which the KB's marks call 日馬
+        found.add("日馬")
     for name in sorted(GENERALS, key=len, reverse=True):
         if len(name) > 1 and name in rest:
             found.add(GENERALS[name])
