@@ -406,3 +406,11 @@ def test_a_case_that_names_the_natal_or_the_year_of_life_gives_it_to_the_chart(s
                          ({"natal": "甲"}, "branch")):
         with pytest.raises(InputError, match=words):
             session.cast("甲申", jiang="巳", hour="寅", **given)
+
+
+def test_the_natal_or_the_year_of_life_given_on_the_command_line(capsys):
+    code, out, _ = run(capsys, "cast", "--day", "甲申", "--jiang", "巳", "--hour", "寅", "--matter", "仕宦",
+                       "--xingnian", "丑", "--json")
+    assert code == 0 and "行年丑上見辰，乘玄武" in out
+    code, _, err = run(capsys, "cast", "--day", "甲申", "--jiang", "巳", "--hour", "寅", "--natal", "未", "--born", "1970")
+    assert code == 2 and err.strip().splitlines() == ["liuren: the 本命 未 and born both given: give one (the 本命 follows from born)"]
