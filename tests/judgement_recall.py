@@ -25,6 +25,7 @@ GENERALS = {"貴人": "貴人", "天乙": "貴人", "螣蛇": "螣蛇", "朱雀"
             "太陰": "太陰", "天后": "天后", "貴": "貴人", "蛇": "螣蛇", "雀": "朱雀", "朱": "朱雀", "勾": "勾陳",
             "龍": "青龍", "空": "天空", "虎": "白虎", "常": "太常", "玄": "玄武", "陰": "太陰", "后": "天后"}
 SYMBOLS = set("子丑寅卯辰巳午未申酉戌亥甲乙丙丁戊己庚辛壬癸")
+NAMES = ("旬丁", "子孫")  # names that hold a stem's or a branch's character: read whole, not as 丁 or 子
 APART = {"年命", "other"}
 
 
@@ -37,6 +38,10 @@ def tokens(about: str) -> set[str]:
     for name in sorted(GENERALS, key=len, reverse=True):
         if len(name) > 1 and name in rest:
             found.add(GENERALS[name])
+            rest = rest.replace(name, " ")
+    for name in NAMES:
+        if name in rest:
+            found.add(name)
             rest = rest.replace(name, " ")
     found |= {c for c in rest if c in SYMBOLS}
     found |= {run for run in re.split(r"[\s子丑寅卯辰巳午未申酉戌亥甲乙丙丁戊己庚辛壬癸()（）/／、,，→+加臨]+", rest)
