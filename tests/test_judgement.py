@@ -206,7 +206,7 @@ def test_why_not_snow_names_the_missing_rain_master(capsys):
 
 # Features found, by kind, on the 47 cases whose matter is one of the twelve (docs/judgement.md has
 # the table and every miss): the floor this KB reaches; a change that loses one fails here.
-FLOOR = {"神煞": 40, "天將": 38, "類神": 18, "課體": 20, "三傳": 16, "旺衰": 12, "空亡": 12, "生剋": 10, "應期": 2,
+FLOOR = {"神煞": 40, "天將": 38, "類神": 18, "課體": 20, "三傳": 16, "旺衰": 12, "空亡": 12, "生剋": 10, "應期": 4,
          "六親": 6, "用神": 7, "刑沖破害合": 4, "墓": 3}
 
 
@@ -217,7 +217,7 @@ def test_recall_of_the_zhinan_judgements_holds_its_floor(session):
     hits, totals = result["hits"], result["totals"]
     assert sum(totals.values()) == 247 and dict(result["apart"]) == {"年命": 21, "other": 5, "其他": 39}
     assert set(totals) == set(FLOOR) and all(hits[kind] >= floor for kind, floor in FLOOR.items()), dict(hits)
-    assert sum(hits.values()) >= sum(FLOOR.values()) == 188  # 76% of 247
+    assert sum(hits.values()) >= sum(FLOOR.values()) == 190  # 77% of 247
     # 年命, apart: the 6 cases whose text states the querent's own 本命 or 行年 are cast with it, and
     # a 年命 finding names what each of their 6 features cites; the other 15 have no 年命 to read
     fed = [found for seq, _, _, given, found in result["life"] if given]
