@@ -73,6 +73,8 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--born", help="the querent's birth: a year (1970), a year pillar (庚戌) or a date "
                                       "('1970-02-03 08:00'; years change at 立春): 本命, and with --sex the 行年")
     group.add_argument("--sex", help="with --born: m or f (男 1 歲 at 丙寅 forward, 女 at 壬申 backward)")
+    group.add_argument("--natal", help="instead of --born: the 本命 branch itself, where only it is known (e.g. 未)")
+    group.add_argument("--xingnian", help="instead of --born/--sex: the 行年 branch itself (e.g. 丑)")
     group.add_argument("--matter", help="the matter asked, for the 斷: 天時 家宅 婚姻 產育 疾病 仕宦 求財 出行 行人 "
                                         "失物 詞訟 謀望 (or weather household marriage childbirth illness office "
                                         "wealth journey traveller lost lawsuit plans)")
@@ -305,7 +307,7 @@ def _chart_input(session, args, required: bool):
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both",
                              "時刻與干支只可擇一：或給時刻，或給日干支與月將、占時（或轉數）", "at")
         given = session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
-                                    sex=args.sex, matter=args.matter)
+                                    sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
         _warn_unused_place(session, args)  # the warning and note are said once the moment is read: bad input
         if args.tz is None:  # still gets one line
             _say(f"liuren: note: no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)")
@@ -323,7 +325,7 @@ def _chart_input(session, args, required: bool):
             raise InputError("--month and --year go with --jiang and --hour, not --offset",
                              "月建與年須配月將、占時，不配轉數", "month" if args.month else "year")
         return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex,
-                                    matter=args.matter)
+                                    matter=args.matter, natal=args.natal, xingnian=args.xingnian)
     if args.jiang and args.hour is None and "加" in args.jiang:  # 「戌加寅」: the 月將 over the hour
         from .inputs import parse_over
 
@@ -333,7 +335,7 @@ def _chart_input(session, args, required: bool):
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)",
                          "未填" + ("（占時亦未填）" if len(missing) > 1 else "") + "；或給轉數 0–11", missing[0])
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
-                               sex=args.sex, matter=args.matter)
+                               sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
 
 
 def _warn_unused_place(session, args) -> None:

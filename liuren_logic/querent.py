@@ -43,11 +43,21 @@ Year = Union[int, str, None]
 
 
 def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asia/Shanghai",
-                year: Year = None, month: Optional[str] = None, matter: Optional[str] = None) -> Given:
+                year: Year = None, month: Optional[str] = None, matter: Optional[str] = None,
+                natal: Optional[str] = None, xingnian: Optional[str] = None) -> Given:
     """Read ``born`` (1990, 庚午 or a birth date), ``sex`` (m/f, 男/女), for charts cast from
-    pillars ``year`` (1998 or 戊寅) and ``month`` (亥 or 癸亥), and the ``matter`` asked (天時, weather)."""
+    pillars ``year`` (1998 or 戊寅) and ``month`` (亥 or 癸亥), and the ``matter`` asked (天時, weather).
+    ``natal`` and ``xingnian``: the 本命 or 行年 branch itself, where a text names it and not the
+    birth (a 本命 with ``born``, or a 行年 with ``sex``, which derive them, is refused)."""
     facts, tags = [], []
     birth_year = chart_year = None
+    for role, branch, rival, what in (("本命", natal, born, "born"), ("行年", xingnian, sex, "sex")):
+        if branch is not None:
+            if rival is not None:
+                raise InputError(f"the {role} {branch} and {what} both given: give one (the {role} follows from {what})")
+            value = parse_symbol(kb, branch, "branch", f"the {role}")
+            facts.append(("life_given", [role, value], f"given: the {role} {value}"))
+            tags.append(f"{role}{value}")
     if born is not None:
         fact, birth_year = _born(kb, born, tz)
         facts.append(fact)

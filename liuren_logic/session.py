@@ -147,8 +147,8 @@ class Session:
 
         The chart's ``month`` (a pillar 癸亥, or a branch 亥) and ``year`` (戊寅, or 1998), which a
         chart cast from pillars cannot know, add the month's and year's spirits, patterns and
-        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f), and
-        the ``matter`` asked (天時 … 謀望, or weather … plans), which the 斷 reads.
+        strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f), or
+        the ``natal`` (本命) or ``xingnian`` (行年) branch itself, and the ``matter`` asked (天時 … 謀望, or weather … plans), which the 斷 reads.
         """
         return self.cast_many([self.chart_input(day, jiang, hour, month=month, year=year, **given)])[0]
 
@@ -187,7 +187,8 @@ class Session:
 
     def dated_input(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
                     latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
-                    matter: Optional[str] = None) -> DatedInput:
+                    matter: Optional[str] = None, natal: Optional[str] = None,
+                    xingnian: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
         readings = self.loaded.school.readings if self.loaded.school else {}
@@ -198,7 +199,7 @@ class Session:
                    day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
                    day_night=day_night)
         extra = (("sun_up" if m.daytime else "sun_down", [], m.reasons()["daytime"]),) if day_night == "sun" else ()
-        querent = given_facts(self.base, born=born, sex=sex, tz=tz, matter=matter)
+        querent = given_facts(self.base, born=born, sex=sex, tz=tz, matter=matter, natal=natal, xingnian=xingnian)
         querent.check(m.year)
         return DatedInput(m, extra + querent.facts, querent.tag)
 

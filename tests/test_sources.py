@@ -17,7 +17,9 @@ BOOKS = {"大全": "《六壬大全》課經", "心鏡": "《大六壬心鏡》 
          # kb/judgement: books not in the repository, quoted from ctext's transcription (lrdq-ts-lib's
          # docs/corpus) and checked word for word against it by tools/check_book_quotes.py
          "指南卷三": "《六壬指南》卷三", "心鏡卷五": "《大六壬心鏡》卷五", "心鏡卷六": "《大六壬心鏡》卷六",
-         "心鏡卷七": "《大六壬心鏡》卷七", "大全卷二": "《六壬大全》卷二", "大全卷三": "《六壬大全》卷三"}
+         "心鏡卷七": "《大六壬心鏡》卷七", "大全卷二": "《六壬大全》卷二", "大全卷三": "《六壬大全》卷三",
+         "指南卷二": "《六壬指南》卷二", "大全卷九": "《六壬大全》卷九", "大全卷十": "《六壬大全》卷十",
+         "大全卷十二": "《六壬大全》卷十二"}
 
 
 def test_every_source_is_a_verbatim_seed_line(session):
@@ -99,6 +101,8 @@ REVIEWED = {
     "judge.general_state": "將神之司", "judge.noble_state": "將神之司", "judge.strength": "發用憑休旺",
     "judge.void": "逢墓空", "judge.bifa": "課體", "judge.leishen_seat": "將神之司",
     "judge.leishen_strength": "衰旺", "judge.leishen_void": "空刑", "judge.spirit_gan": "日辰", "judge.spirit_zhi": "日辰", "judge.leishen_over_seat": "下克", "judge.overcomes_stem": "克乾", "judge.trine": "三六合",
+    "judge.bifa_concerns": "課體", "judge.lianru_name": "連茹", "judge.trine_day": "三六合", "judge.book_keti": "課體",
+    "judge.yong_meets": "刑害", "judge.upper_stage": "日辰虛實", "judge.uppers_punish": "彼我幹支害合論",
 }
 
 # Rules with no seed line that states them; a line they once cited said something else.

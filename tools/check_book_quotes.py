@@ -3,7 +3,7 @@
     python tools/check_book_quotes.py CORPUS  # CORPUS: lrdq-ts-lib's docs/corpus (ctext's text)
 
 A source ``指南卷三: …`` must occur, white space aside, in 《六壬指南》 卷三 as transcribed there;
-likewise 心鏡卷五–七 and 大全卷二–三. Prints each quote that does not, and exits 1 if any.
+likewise 指南卷二, 心鏡卷五–七 and 大全卷二–三, 九, 十, 十二. Prints each quote that does not, and exits 1 if any.
 The seeds are checked by tests/test_sources.py; these books are not in the repository.
 """
 from __future__ import annotations
@@ -12,9 +12,11 @@ import re
 import sys
 from pathlib import Path
 
-FILES = {"指南卷三": "lrzn/text/03-juan03.txt", "心鏡卷五": "lrxj/text/05-juan05.txt",
-         "心鏡卷六": "lrxj/text/06-juan06.txt", "心鏡卷七": "lrxj/text/07-juan07.txt",
-         "大全卷二": "lrdq/text/02-juan02.txt", "大全卷三": "lrdq/text/03-juan03.txt"}
+FILES = {"指南卷二": "lrzn/text/02-juan02.txt", "指南卷三": "lrzn/text/03-juan03.txt",
+         "心鏡卷五": "lrxj/text/05-juan05.txt", "心鏡卷六": "lrxj/text/06-juan06.txt",
+         "心鏡卷七": "lrxj/text/07-juan07.txt", "大全卷二": "lrdq/text/02-juan02.txt",
+         "大全卷三": "lrdq/text/03-juan03.txt", "大全卷九": "lrdq/text/09-juan09.txt",
+         "大全卷十": "lrdq/text/10-juan10.txt", "大全卷十二": "lrdq/text/12-juan12.txt"}
 
 
 def main(corpus: Path) -> int:
