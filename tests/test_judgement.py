@@ -255,7 +255,9 @@ def test_why_not_clear_asks_about_the_verdict_not_the_spirit_it_is_part_of(capsy
     """晴 is a verdict the KB can reach (weather.dajiao_yang): why-not answers why not clear, rather
     than taking the finding of the spirit 晴朗, whose name contains it."""
     code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS)
-    assert code == 0 and "weather.dajiao_yang" in out and "finding(" not in out
+    assert code == 0 and "辰（大角）臨陽位丑：主晴；所缺：丑屬陽" in out and "finding(" not in out
+    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS, "--full")  # the rule's id where asked for
+    assert code == 0 and "weather.dajiao_yang" in out
 
 
 @pytest.mark.parametrize("lang, said", [
