@@ -183,13 +183,25 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
     for group in groups[:SHOWN]:
         first = group[0]
-        rows.append([Cell(first["kind"], ("斷", first["words"]))] + [Cell(r["text"][lang]) for r in group]
+        rows.append([Cell(first["kind"], ("斷", first["words"]))] + [Cell(t) for t in _said_once([r["text"][lang] for r in group])]
                     + [Cell(f"〔{first['rule']} · {book(first['source'], lang)}〕")])
     if len(data["findings"]) > SHOWN:
         rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
     rows.append([Cell(f"{w['timing']}:")] + ([Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
                                                for t in data["timing"]] or [Cell(w["none"])]))
     return Section("judgement", w["title"], rows, sep="  ")
+
+
+MATTER_CLAUSE = ("占", "for ")  # how a rule's sentence names the matter it reads: 「占天時，」, "for 天時, "
+
+
+def _said_once(sentences: list[str]) -> list[str]:
+    """A row's sentences with the matter's clause that opens each (「占天時，」) said in the first only."""
+    for comma in ("，", ", "):
+        clause = sentences[0].split(comma, 1)[0] + comma
+        if len(sentences) > 1 and clause.startswith(MATTER_CLAUSE) and all(s.startswith(clause) for s in sentences):
+            return sentences[:1] + [s[len(clause):] for s in sentences[1:]]
+    return sentences
 
 
 ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter（如 --matter 天時）",

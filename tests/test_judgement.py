@@ -537,3 +537,13 @@ def test_the_natal_or_the_year_of_life_given_on_the_command_line(capsys):
     assert code == 0 and "行年丑上見辰，乘玄武" in out
     code, _, err = run(capsys, "cast", "--day", "甲申", "--jiang", "巳", "--hour", "寅", "--natal", "未", "--born", "1970")
     assert code == 2 and err.strip().splitlines() == ["liuren: the 本命 未 and born both given: give one (the 本命 follows from born)"]
+
+
+def test_a_row_says_the_matter_once(capsys):
+    """A rule read for the matter opens each sentence with it (「占天時，」); its row says it once."""
+    code, out, _ = run(capsys, "cast", *WEATHER_ARGS)
+    strength = next(line for line in out.splitlines() if line.strip().startswith("旺衰"))
+    assert code == 0 and strength.count("占天時") == 1 and strength.count("乘") >= 3
+    code, out, _ = run(capsys, "cast", *WEATHER_ARGS, "--lang", "en")
+    section = out[out.index("for 天時, 天后"):]
+    assert section[:section.index("〔")].count("for 天時") == 1
