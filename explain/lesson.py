@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Optional
 
 from liuren_logic.digraph import Digraph
 from liuren_logic.inputs import members
-from liuren_logic.labels import book, fill, number
+from liuren_logic.labels import atom_label, book, fill, number
 from liuren_logic.provenance import atom_text, bindings
 
 from .dispute_view import dispute_lines
@@ -293,6 +293,8 @@ class _Teacher:
                 self.notes.rules.append(attrs)
                 if quote:
                     self.notes.quoted.append(attrs)
+            elif pred in self.chart.session.kb.program.preds:  # an input: said by its relation's label
+                attrs[self.lang] = atom_label(self.chart.session.kb.program.preds[pred], args, self.lang) or attrs["text"]
             return attrs
         attrs = self.explainer.application(firing)
         self.note_readings(firing)
@@ -719,7 +721,7 @@ class _Teacher:
         if not self.chart.life:
             return None
         said = []
-        for pred in ("born", "natal", "age", "xingnian"):  # 行年's label says the year of life it counts
+        for pred in ("born", "natal", "age", "xingnian", "life_given"):  # 行年's label says the year it counts
             for row in self.rows(pred):
                 said.append(self.label(self.state(pred, *row)))
         for role, upper in sorted(self.rows("life_upper"), key=lambda r: r[0] != "本命"):

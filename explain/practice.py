@@ -29,7 +29,7 @@ def life_parts(chart: "Chart", lang: str) -> list[str]:
     parts = []
     for role, point in life["points"].items():
         name = w["natal"] if role == "本命" else w["xingnian"]
-        what = f"{name} {point['branch'] if role == '本命' else life['xingnian']}"
+        what = f"{name} {life['xingnian'] if role == '行年' and life['xingnian'] else point['branch']}"
         pred, rows = ("born", chart.rows("born")) if role == "本命" else ("age", chart.rows("age"))
         if rows:
             what = w["note"].format(what=what, note=atom_label(preds[pred], (chart.id, *rows[0]), lang))

@@ -310,14 +310,15 @@ class Chart:
 
     @cached
     def life(self) -> dict:
-        """The querent: born, 虛歲, 行年, and over 本命 and 行年 the branch and its general ({} if none given)."""
-        born = self._known("born")
-        if not born:
+        """The querent: born, 虛歲, 行年, and over 本命 and 行年 the branch and its general ({} if none given;
+        a 本命 or 行年 given alone, ``life_given``, has no birth year, age or 行年 pillar: None)."""
+        born, points = self._known("born"), sorted(self._known("life_point"), key=lambda r: r[0] != "本命")
+        if not born and not points:
             return {}
         uppers, generals = dict(self._known("life_upper")), dict(self._known("life_general"))
-        points = sorted(self._known("life_point"), key=lambda r: r[0] != "本命")
         xingnian, age, sex = self._known("xingnian"), self._known("age"), self._known("sex")
-        return {"born": "".join(born[0]), "sex": sex[0][0] if sex else None, "age": age[0][0] if age else None,
+        return {"born": "".join(born[0]) if born else None, "sex": sex[0][0] if sex else None,
+                "age": age[0][0] if age else None,
                 "xingnian": "".join(xingnian[0]) if xingnian else None,
                 "points": {r: {"branch": b, "upper": uppers.get(r), "general": generals.get(r)} for r, b in points}}
 

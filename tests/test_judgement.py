@@ -539,6 +539,16 @@ def test_the_natal_or_the_year_of_life_given_on_the_command_line(capsys):
     assert code == 2 and err.strip().splitlines() == ["liuren: the 本命 未 and born both given: give one (the 本命 follows from born)"]
 
 
+def test_a_natal_or_year_of_life_given_alone_is_on_the_board_and_in_the_lesson(capsys):
+    """Without a birth year the querent's line still shows the 本命 and 行年 given, and what stands
+    over each; the lesson says each as given (the input's label, not its tuple)."""
+    chart = ("--day", "辛巳", "--jiang", "寅", "--hour", "午", "--natal", "戌", "--xingnian", "卯")
+    code, out, _ = run(capsys, "cast", *chart)
+    assert code == 0 and "本命 戌, 上 午 貴人 · 行年 卯, 上 亥 白虎" in out.splitlines()[1]
+    code, out, _ = run(capsys, "teach", *chart)
+    assert code == 0 and "所給本命戌；所給行年卯；本命戌上見天盤午" in out and "life_given(" not in out
+
+
 def test_a_row_says_the_matter_once(capsys):
     """A rule read for the matter opens each sentence with it (「占天時，」); its row says it once."""
     code, out, _ = run(capsys, "cast", *WEATHER_ARGS)

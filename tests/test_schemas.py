@@ -47,6 +47,7 @@ def test_the_schemas_are_valid_json_schema():
     (["cast", *CHART], "chart"),
     (["cast", "--at", "1998-11-30 12:00"], "chart"),
     (["cast", "--at", "1998-11-30 12:00", "--matter", "家宅", "--question", "弟犯邪，是否風水"], "chart"),
+    (["cast", *CHART, "--natal", "戌", "--xingnian", "卯"], "chart"),  # 年命 given without a birth year
     (["why", "initial", *CHART], "derivation"),
     (["why", "clashes(子, 午)"], "derivation"),
     (["why", "jiang", "--at", "1998-11-30 12:00"], "derivation"),
