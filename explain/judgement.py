@@ -23,7 +23,7 @@ from liuren_logic.errors import InputError
 from liuren_logic.labels import ANY, book, cite, fill
 from liuren_logic.provenance import bindings
 
-from .glossary import gloss_first, glossary, known_terms
+from .glossary import gloss_first, glossary, known_terms, short
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
@@ -187,9 +187,20 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
                     + [Cell(f"〔{first['rule']} · {book(first['source'], lang)}〕")])
     if len(data["findings"]) > SHOWN:
         rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
-    rows.append([Cell(f"{w['timing']}:")] + ([Cell(f"{t['branch']}（{t['method']}）", ("斷", t["branch"]))
-                                               for t in data["timing"]] or [Cell(w["none"])]))
+    glosses, seen = judgement_glossary(chart.session) if lang == "en" else {}, set()
+    rows.append([Cell(f"{w['timing']}:")] + ([Cell(_timing(t, glosses, seen), ("斷", t["branch"])) for t in data["timing"]]
+                                             or [Cell(w["none"])]))
     return Section("judgement", w["title"], rows, sep="  ")
+
+
+def _timing(candidate: dict, glosses: dict, seen: set) -> str:
+    """An 應期 candidate on the board: 「丑（沖開墓）」; in English with its method glossed at its
+    first use (``seen``: the methods glossed so far), "丑 (沖開墓: the tomb clashed open)"."""
+    method = candidate["method"]
+    if method in glosses and method not in seen:
+        seen.add(method)
+        return f"{candidate['branch']} ({method}: {short(glosses[method])})"
+    return f"{candidate['branch']}（{method}）" if not glosses else f"{candidate['branch']} ({method})"
 
 
 MATTER_CLAUSE = ("占", "for ")  # how a rule's sentence names the matter it reads: 「占天時，」, "for 天時, "

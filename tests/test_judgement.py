@@ -158,7 +158,7 @@ def test_the_board_ends_with_the_judgement_naming_the_seed_findings(capsys):
     from liuren_logic.explain.judgement import KIND_ORDER
 
     section = out[out.index("\nJudgement (斷): matter 天時"):]
-    assert "not for long" in section and "丑（沖開墓）" in section
+    assert "not for long" in section and "丑 (沖開墓: the tomb clashed open)" in section
     findings = [line for line in section.splitlines() if line[:8] == " " * 8 and line[8:].split("  ")[0] in KIND_ORDER]
     assert 5 <= len(findings) <= 15
 
@@ -557,3 +557,12 @@ def test_a_row_says_the_matter_once(capsys):
     code, out, _ = run(capsys, "cast", *WEATHER_ARGS, "--lang", "en")
     section = out[out.index("for 天時, 天后"):]
     assert section[:section.index("〔")].count("for 天時") == 1
+
+
+def test_the_english_timing_glosses_each_method_once(capsys):
+    code, out, _ = run(capsys, "cast", *WEATHER_ARGS, "--lang", "en")
+    timing = out[out.index("timing (應期):"):]
+    assert code == 0 and "丑 (沖開墓: the tomb clashed open)" in timing
+    assert timing.count("風雨之期: the time of wind and rain") == 1 and timing.count("(風雨之期)") == 1
+    code, out, _ = run(capsys, "cast", *WEATHER_ARGS)
+    assert "應期:  丑（沖開墓）" in out
