@@ -30,6 +30,9 @@ def number(n: int, lang: str) -> str:
     return head + (NUMERALS[ones - 1] if ones else "")
 
 
+ASIDE = re.compile(r"（\{(\w+)\}）| \(\{(\w+)\}\)")  # 「（{a}）」, " ({a})"
+
+
 def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], lang: str = "en") -> str:
     """Fill a template's slots; an unbound slot reads ``missing`` (default ``any``); numbers in ``lang``.
 
@@ -39,7 +42,13 @@ def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], 
     '第某課'
     >>> fill("第{N}課", {"N": 3}, lang="zh")
     '第三課'
+
+    A slot that stands alone in brackets is an aside: unbound, it is left out with them.
+
+    >>> fill("斷：{v}（{a}）", {"v": "晴", "a": None}, ANY["zh"])
+    '斷：晴'
     """
+    template = ASIDE.sub(lambda m: "" if values.get(m.group(1) or m.group(2)) is None else m.group(0), template)
 
     def value(match: re.Match) -> str:
         found = values.get(match.group(1))

@@ -9,6 +9,7 @@ import pytest
 from liuren_logic.cli import main
 from liuren_logic.explain.contrast import answer
 from liuren_logic.inputs import members
+from liuren_logic.labels import ASIDE
 
 
 RULE_ID = re.compile(r"(?<![/\w])[a-z_]+\.[a-z_0-9]+(?!\w)", re.ASCII)  # fuyin.final_clash; not docs/x.md
@@ -18,8 +19,9 @@ def says_rule(rule, lang: str, text: str) -> bool:
     """``text`` says the rule by its label: every piece of the label's template between its slots
     (a plural may have agreed with a count of one: 'places' → 'place')."""
     singular = re.compile(r"(?<=[a-z])s\b")
+    label = ASIDE.sub("", rule.label(lang))  # an unbound slot in brackets is left out with them
     return all(singular.sub("", piece) in singular.sub("", text)
-               for piece in re.split(r"\{\w+\}", rule.label(lang)) if piece.strip())
+               for piece in re.split(r"\{\w+\}", label) if piece.strip())
 
 
 def test_why_not_initial_answers_in_at_most_three_lines(capsys):
