@@ -7,17 +7,14 @@ the matter itself (its 類神, or a line about that matter) first, then those ev
 group by kind, the matter's own signs (類神, 六親) first. ``cast --json`` carries them all
 (:func:`judgement_data`); the board's last section (:func:`judgement_section`) the first SHOWN,
 each citing its book by name (data/sources.txt). In English a 類神 table's role word (the line's
-own: 天后久) reads in English with the word after it (data/leishen_roles.txt), and each term is
+own: 天后久) reads in English with the word after it (the KB's ``role_en``), and each term is
 glossed at its first use in the judgement.
 """
 from __future__ import annotations
 
 from difflib import get_close_matches
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-import liuren_logic
 from liuren_logic import syntax as S
 from liuren_logic.errors import InputError
 from liuren_logic.labels import ANY, book, cite, fill
@@ -57,11 +54,11 @@ def _for_the_matter(rule: S.Rule, preds: dict) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
-def role_words() -> dict[str, str]:
-    """A 類神 table's role word (the line's own: 雨師, 天后久) → its English (data/leishen_roles.txt)."""
-    rows = (Path(liuren_logic.__file__).parent / "data" / "leishen_roles.txt").read_text("utf-8")
-    return dict(r.split("\t") for r in rows.splitlines() if r.strip() and not r.startswith("#"))
+def role_words(session) -> dict[str, str]:
+    """A 類神 table's role word (the line's own: 雨師, 天后久) → its English (``role_en``, kb/judgement)."""
+    if "role_en" not in session.program.preds:
+        return {}
+    return {str(w): str(en) for w, en in session.base.query("role_en", [None, None])}
 
 
 def _line_words(rule: S.Rule, preds: dict) -> set[str]:
@@ -75,13 +72,13 @@ class _Reader:
 
     def __init__(self, chart: "Chart"):
         self.chart, self.explainer = chart, chart.session.explainer(chart.id)
-        self.preds, self.words = chart.session.program.preds, {}
+        self.preds, self.words, self.roles = chart.session.program.preds, {}, role_words(chart.session)
 
     def derived(self, pred: str, args: tuple) -> dict:
         """The rule that derived a row of ``pred``: its sentence filled with the row's values, id and
         source; in English, a line's own word (a 類神 table's role) reads in English, the word after it."""
         firing = self.explainer.chosen(pred, (self.chart.id, *args))
-        applied, rule, roles = self.explainer.application(firing), firing.rule.rule, role_words()
+        applied, rule, roles = self.explainer.application(firing), firing.rule.rule, self.roles
         if rule.id not in self.words:
             self.words[rule.id] = _line_words(rule, self.preds)
         values = {k: f"{roles[v]}「{v}」" if k in self.words[rule.id] and v in roles else v

@@ -196,7 +196,8 @@ def test_english_reads_a_lines_own_word_in_english_and_glosses_each_term_once(se
     from liuren_logic.explain.judgement import judgement_data, judgement_glossary, role_words
 
     words = {str(row[-1]) for pred in ROLE_TABLES for row in session.base.query(pred, [None] * session.program.preds[pred].arity)}
-    assert len(words) > 60 and words <= set(role_words()), words - set(role_words())
+    roles = role_words(session)
+    assert len(words) > 60 and words <= set(roles), words - set(roles)
     glosses = judgement_glossary(session)
     for at in ("1998-11-30 12:00", "1997-12-31 20:00"):
         for matter in MATTERS:
@@ -204,7 +205,7 @@ def test_english_reads_a_lines_own_word_in_english_and_glosses_each_term_once(se
             english = "\n".join(x["text"]["en"] for x in data["verdicts"] + data["findings"] + data["timing"])
             assert not re.search(r"(stands for|means) [\u3400-\u9fff]+[;,:\n]|\([\u3400-\u9fff]+\) rides", english), (matter, english)
             for word in re.findall(r"(?:stands for|means) [^「;]*「([^」]*)」", english):
-                assert f"{role_words()[word]}「{word}」" in english
+                assert f"{roles[word]}「{word}」" in english
             glossed = [term for term, gloss in glosses.items() if f"{term} ({gloss})" in english]
             assert glossed, matter
             assert all(english.count(f"{term} ({glosses[term]})") == 1 for term in glossed), matter
