@@ -195,12 +195,15 @@ class App:
         """The route's answer; the memory it adds is charged to the sessions it used."""
         return self.sessions.measured(lambda: getattr(self, route)(fields))
 
-    def _chart(self, fields: dict, readings: Optional[dict] = None):
+    def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
+        """The chart the fields name; what the command line would say of the input goes to ``notices``
+        (the board shows them), never to the server's standard error."""
         from .cli import _chart as cast_from_options
 
         if readings is None:
             readings = self.sessions.readings(fields.get("reading", ""))
-        return cast_from_options(self.sessions.get(readings), chart_options(fields))
+        return cast_from_options(self.sessions.get(readings), chart_options(fields),
+                                 notices=[] if notices is None else notices)
 
     def readings_info(self, fields: dict) -> dict:
         from .disputes import names
@@ -218,7 +221,9 @@ class App:
     def cast(self, fields: dict) -> dict:
         from .explain.app import board
 
-        return board(self._chart(fields), _lang(fields), fields.get("asked") or None)
+        notices = []
+        chart = self._chart(fields, notices=notices)
+        return board(chart, _lang(fields), fields.get("asked") or None, notices)
 
     def why(self, fields: dict) -> dict:
         from .explain.app import derivation

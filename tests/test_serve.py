@@ -362,3 +362,26 @@ def test_the_readings_are_offered_by_their_names_not_their_ids(server):
     for topic in info["topics"].values():  # every shipped topic and reading has a Chinese name
         assert len(topic["names"]["zh"]) == len(topic["readings"]) + 1
         assert all(any("\u4e00" <= ch <= "\u9fff" for ch in name) for name in topic["names"]["zh"]), topic
+
+
+def test_the_command_lines_notes_go_into_the_answer_not_onto_the_servers_stderr(capfd):
+    """A moment with a longitude and latitude the school ignores, and no zone: the command line warns on
+    stderr; the app says so on the board, in the page's language, and writes nothing on its stderr."""
+    from liuren_logic.serve import App
+
+    app, moment = App(), {"at": "1998-11-30 12:00", "longitude": "116.4", "latitude": "39.9"}
+    capfd.readouterr()
+    zh = app.answer("cast", moment)
+    en = app.answer("cast", {**moment, "lang": "en"})
+    for route, extra in (("why", {"q": "initial"}), ("whynot", {"q": "initial", "value": "丑"}),
+                         ("compare", {"vs": "punishment=seed000"}),
+                         ("quiz_answer", {"question": "initial", "choice": "午"})):
+        assert app.answer(route, {**moment, **extra}), route
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert [note.split("：")[0] for note in zh["notes"]] == ["經度不起作用", "緯度不起作用", "未給時區"]
+    assert not re.search(r"[A-Za-z]{2,}", re.sub(r"「[^」]*」|Asia/Shanghai|UTC", "", "".join(zh["notes"]))), zh["notes"]
+    assert [note.split(" ")[0] for note in en["notes"]] == ["--longitude", "--latitude", "no"]
+    assert all(f'<p class="lr-note">{note}</p>' in zh["html"] for note in zh["notes"])
+    quiet = app.answer("cast", {**moment, "tz": "Asia/Shanghai", "reading": "hours=true_solar,daynight=sun"})
+    assert quiet["notes"] == [] and 'class="lr-note"' not in quiet["html"] and capfd.readouterr() == ("", "")
