@@ -422,12 +422,13 @@ def quiz_page(chart: "Chart", lang: str = "zh", keti: bool = False, rng: Optiona
 
 def quiz_verdict(chart: "Chart", question: str, choice: str, lang: str = "zh") -> dict:
     """The trainer's answer to one choice: right or not, the why-not of a wrong choice and the
-    lesson's steps that derive the right answer (numbered as in the lesson)."""
-    from .quiz import check
+    lesson's steps that derive the right answer (numbered as in the lesson); its ``lines`` as the
+    terminal says them (in English each term glossed at its first use in the verdict)."""
+    from .quiz import check, said
 
     verdict = check(chart, question, choice, lang)
-    lines = verdict.lines(lang)
-    return {**verdict.as_dict(), "html": f'<p><b>{esc(choice)}</b> — {esc(lines[0])}</p>'
+    lines = said(chart, verdict, lang)
+    return {**verdict.as_dict(), "lines": lines, "html": f'<p><b>{esc(choice)}</b> — {esc(lines[0])}</p>'
             + "".join(f'<p class="lr-short">{esc(line)}</p>' for line in lines[1:])}
 
 
