@@ -785,7 +785,7 @@ def lesson_steps(chart: "Chart", lang: str = "zh", glossed: bool = True) -> list
     steps += [teacher.keti(), teacher.patterns(), teacher.spirits(), teacher.marks(), teacher.strength(),
               teacher.life(), teacher.judgement()]
     steps = [s for s in steps if s is not None]
-    if lang == "en" and glossed:  # each term glossed at its first use in the lesson, whichever shows it (text, page, app)
+    if lang == "en" and glossed:  # each term glossed at its first use in the lesson (text, page, app)
         glosses, known, seen = glossary(chart.session), known_terms(chart.session), set()
         for step in steps:
             step.text = gloss_first(step.text, glosses, seen, known)

@@ -426,7 +426,8 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
 
 
 BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
-        b"Retry-After: 1\r\nConnection: close\r\n\r\n" + json.dumps({"error": BUSY_SAID}, ensure_ascii=False).encode("utf-8"))
+        b"Retry-After: 1\r\nConnection: close\r\n\r\n"
+        + json.dumps({"error": BUSY_SAID}, ensure_ascii=False).encode("utf-8"))
 
 
 class LoopbackServer(ThreadingHTTPServer):
