@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from .board import render_chart, spirits_section
 from .contrast import answer
@@ -23,6 +23,7 @@ from .tree import render as render_tree
 
 if TYPE_CHECKING:
     from liuren_logic.chart import Chart
+    from liuren_logic.errors import Notice
 
 APP_WORDS = {
     "zh": {"title": "大六壬 推導課堂", "by_date": "以時刻起課", "by_pillars": "以干支起課", "at": "時刻",
@@ -58,12 +59,15 @@ FORM_FIELDS = ("at", "tz", "longitude", "latitude", "day", "jiang", "hour", "off
                "born", "sex", "matter")
 
 
-def board(chart: "Chart", lang: str = "zh", question: Optional[str] = None) -> dict:
+def board(chart: "Chart", lang: str = "zh", question: Optional[str] = None, notices: Sequence["Notice"] = ()) -> dict:
     """The chart as the app shows it: the board with its buttons (the 斷 last, for a chart cast with a
-    matter; ``question``: the querent's words), and the text board."""
+    matter; ``question``: the querent's words), and the text board; ``notices`` (a coordinate that
+    changes nothing, the zone assumed) in ``lang`` above the board."""
     a = APP_WORDS[lang]
-    return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang),
-            "html": (f'<div class="lr-head">{esc(header(chart, lang))}</div>'
+    notes = [notice.said(lang) for notice in notices]
+    return {"id": chart.id, "school": chart.session.name, "header": header(chart, lang), "notes": notes,
+            "html": "".join(f'<p class="lr-note">{esc(note)}</p>' for note in notes)
+                    + (f'<div class="lr-head">{esc(header(chart, lang))}</div>'
                      f'{board_html(chart, lang, every=True, question=question)}'
                      f"<details class=\"lr-all\"><summary>{esc(a['all_spirits'])}</summary>"
                      f"{section_html(spirits_section(chart, lang, {'all_spirits': True}), every=True)}</details>"
@@ -137,6 +141,7 @@ body{margin:0;background:#fbfbfd}
 .lr-app label{display:flex;flex-direction:column;font-size:.8em;color:#555}
 .lr-app input,.lr-app select{font:inherit;font-size:1.1em;padding:.15em .3em;max-width:14em}
 .lr-app .lr-error{color:#a00;font-weight:bold;margin:.5em 0}
+.lr-app .lr-note{color:#8a5a00;margin:.2em 0}
 .lr-app .lr-readings{display:flex;flex-wrap:wrap;gap:.3em 1em;font-size:.9em}
 .lr-app .lr-whynot{margin-top:.8em;display:flex;gap:.4em;flex-wrap:wrap;align-items:center}
 .lr-app .lr-sides{display:flex;flex-wrap:wrap;gap:1em}
@@ -417,12 +422,13 @@ def quiz_page(chart: "Chart", lang: str = "zh", keti: bool = False, rng: Optiona
 
 def quiz_verdict(chart: "Chart", question: str, choice: str, lang: str = "zh") -> dict:
     """The trainer's answer to one choice: right or not, the why-not of a wrong choice and the
-    lesson's steps that derive the right answer (numbered as in the lesson)."""
-    from .quiz import check
+    lesson's steps that derive the right answer (numbered as in the lesson); its ``lines`` as the
+    terminal says them (in English each term glossed at its first use in the verdict)."""
+    from .quiz import check, said
 
     verdict = check(chart, question, choice, lang)
-    lines = verdict.lines(lang)
-    return {**verdict.as_dict(), "html": f'<p><b>{esc(choice)}</b> — {esc(lines[0])}</p>'
+    lines = said(chart, verdict, lang)
+    return {**verdict.as_dict(), "lines": lines, "html": f'<p><b>{esc(choice)}</b> — {esc(lines[0])}</p>'
             + "".join(f'<p class="lr-short">{esc(line)}</p>' for line in lines[1:])}
 
 

@@ -62,9 +62,10 @@ def _terms(terms: frozenset) -> re.Pattern:
     return re.compile("|".join(map(re.escape, sorted(terms, key=lambda t: (-len(t), t)))))
 
 
-def glossed_lines(session, lines: list[str]) -> list[str]:
-    """English lines read as one text, each term glossed at its first use in them (a why-not's answer)."""
-    return gloss_first("\n".join(lines), glossary(session), known=known_terms(session)).split("\n")
+def glossed_lines(session, lines: list[str], seen: Optional[set] = None) -> list[str]:
+    """English lines read as one text, each term glossed at its first use in them (a why-not's answer)
+    or, with ``seen``, since the texts before them (:func:`gloss_first`)."""
+    return gloss_first("\n".join(lines), glossary(session), seen, known_terms(session)).split("\n")
 
 
 _CJK = re.compile(r"[\u3400-\u9fff]")

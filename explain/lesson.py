@@ -772,8 +772,10 @@ class _Teacher:
         return self.step("spirits", text)
 
 
-def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
-    """The steps of the lesson for a chart (the transmissions need a decided chart)."""
+def lesson_steps(chart: "Chart", lang: str = "zh", glossed: bool = True) -> list[Step]:
+    """The steps of the lesson for a chart (the transmissions need a decided chart); in English, each
+    term glossed at its first use in the lesson (not ``glossed``: as told, for a text that glosses
+    its own words, such as the trainer's verdict)."""
     teacher = _Teacher(chart, lang)
     steps = [teacher.plate(), teacher.lessons(), teacher.ke()]
     if chart.method is not None:
@@ -783,7 +785,7 @@ def lesson_steps(chart: "Chart", lang: str = "zh") -> list[Step]:
     steps += [teacher.keti(), teacher.patterns(), teacher.spirits(), teacher.marks(), teacher.strength(),
               teacher.life(), teacher.judgement()]
     steps = [s for s in steps if s is not None]
-    if lang == "en":  # each term glossed at its first use in the lesson, whichever shows it (text, page, app)
+    if lang == "en" and glossed:  # each term glossed at its first use in the lesson (text, page, app)
         glosses, known, seen = glossary(chart.session), known_terms(chart.session), set()
         for step in steps:
             step.text = gloss_first(step.text, glosses, seen, known)

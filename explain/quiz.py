@@ -18,6 +18,7 @@ from liuren_logic.inputs import members
 
 from .board import Section, header_section, lessons_section, plates_section, section_lines
 from .contrast import answer
+from .glossary import glossed_lines
 from .lesson import CONCLUSION_STEPS, Step, lesson_steps
 
 if TYPE_CHECKING:
@@ -130,8 +131,15 @@ def check(chart: "Chart", question: str, choice: str, lang: str = "zh") -> Verdi
     if choice == right or (question == "keti" and choice in chart.keti):
         return Verdict(question, choice, right, True)
     keys = CONCLUSION_STEPS[question]
-    steps = [(i, s) for i, s in enumerate(lesson_steps(chart, lang), 1) if s.key in keys]
+    steps = [(i, s) for i, s in enumerate(lesson_steps(chart, lang, glossed=False), 1) if s.key in keys]
     return Verdict(question, choice, right, False, answer(chart, question, choice, lang).lines, steps)
+
+
+def said(chart: "Chart", verdict: Verdict, lang: str = "zh", seen: Optional[set] = None) -> list[str]:
+    """The verdict's lines as the trainer says them: in English each term glossed at its first use, as
+    the board and lesson do (in these lines, or with ``seen`` since the chart's earlier verdicts)."""
+    lines = verdict.lines(lang)
+    return glossed_lines(chart.session, lines, seen) if lang == "en" else lines
 
 
 def shown(chart: "Chart", lang: str = "zh") -> list[Section]:
@@ -179,6 +187,7 @@ def run(session: "Session", lang: str, ask, say, chart: Optional["Chart"] = None
         for _ in range(rounds):
             current = chart or draw(session, rng, method)
             say(shown_text(current, lang))
+            seen: set[str] = set()  # the terms glossed in this chart's verdicts
             for question in questions(current, keti):
                 options = choices(current, question, rng)
                 say(f"{w[question]} {w['choices'].format(choices=' '.join(f'{i}.{o}' for i, o in enumerate(options, 1)))}")
@@ -187,7 +196,7 @@ def run(session: "Session", lang: str, ask, say, chart: Optional["Chart"] = None
                     choice = read_choice(options, ask("> "))
                 verdict = check(current, question, choice, lang)
                 score.add(verdict)
-                say("\n".join(verdict.lines(lang)))
+                say("\n".join(said(current, verdict, lang, seen)))
             say("")
     except EOFError:
         pass

@@ -23,7 +23,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
-from .errors import SHOWN, InputError, KBError, LiurenError, shown
+from .errors import SHOWN, InputError, KBError, LiurenError, Notice, shown
 from .script import simplified
 
 if TYPE_CHECKING:
@@ -287,12 +287,19 @@ def _check_targets(args, session) -> None:
             check_target(target, _files_read(args, [session]), what)
 
 
-def _chart(session, args, required: bool = True, whole: bool = True):
+def _chart(session, args, required: bool = True, whole: bool = True, notices: Optional[list] = None):
     """The chart the options name; ``whole``: evaluated whole at the cast, as a command showing the
-    whole chart needs (a rule past an evaluation limit is reported whether or not the board reads it)."""
+    whole chart needs (a rule past an evaluation limit is reported whether or not the board reads it).
+    What the user should know of the input (:func:`place_notices`) is said on standard error once the
+    input is read (bad input gets its one line alone), or added to ``notices`` (the app shows them)."""
     chart_input = _chart_input(session, args, required)
     if chart_input is None:
         return None
+    for notice in place_notices(session, args):
+        if notices is None:
+            _say(str(notice))
+        else:
+            notices.append(notice)
     chart = session.cast_many([chart_input], eager=whole)[0]
     if getattr(args, "freeze", False):
         gc.freeze()  # the batch, and the rules its evaluation prepared, are kept to the end too
@@ -306,12 +313,8 @@ def _chart_input(session, args, required: bool):
         if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both",
                              "時刻與干支只可擇一：或給時刻，或給日干支與月將、占時（或轉數）", "at")
-        given = session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
-                                    sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
-        _warn_unused_place(session, args)  # the warning and note are said once the moment is read: bad input
-        if args.tz is None:  # still gets one line
-            _say(f"liuren: note: no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)")
-        return given
+        return session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
+                                   sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)",
@@ -338,16 +341,29 @@ def _chart_input(session, args, required: bool):
                                sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
 
 
-def _warn_unused_place(session, args) -> None:
-    """Say so when a coordinate given changes nothing under the school's calendar readings."""
+def place_notices(session, args) -> list[Notice]:
+    """For a chart cast from a moment: each coordinate given that changes nothing under the school's
+    calendar readings, and the zone the moment is read in when none was given."""
+    from .disputes import reading_name
+
+    if args.at is None:
+        return []
     readings = session.kb.school.readings if session.kb.school is not None else {}
     sun = readings.get("daynight") == "sun"
+    found = []
     if args.longitude is not None and not sun and readings.get("hours") != "true_solar":
-        _say("liuren: warning: --longitude is ignored: this school reads civil hours and day and night by the "
-             "hour (try --reading hours=true_solar or daynight=sun)")
+        found.append(Notice("warning", "--longitude is ignored: this school reads civil hours and day and night by "
+                            "the hour (try --reading hours=true_solar or daynight=sun)",
+                            f"經度不起作用：此門派以鐘錶時定時辰，以時辰分晝夜（可改用異說「{reading_name('hours', 'true_solar')}」"
+                            f"或「{reading_name('daynight', 'sun')}」）", "longitude"))
     if args.latitude is not None and not sun:
-        _say("liuren: warning: --latitude is ignored: this school reads day and night by the hour "
-             "(try --reading daynight=sun)")
+        found.append(Notice("warning", "--latitude is ignored: this school reads day and night by the hour "
+                            "(try --reading daynight=sun)",
+                            f"緯度不起作用：此門派以時辰分晝夜（可改用異說「{reading_name('daynight', 'sun')}」）", "latitude"))
+    if args.tz is None:
+        found.append(Notice("note", f"no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)",
+                            f"未給時區：時刻按 {DEFAULT_ZONE}（UTC+08:00）讀", "tz"))
+    return found
 
 
 def _emit(text: str, args) -> None:

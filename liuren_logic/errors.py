@@ -27,6 +27,25 @@ class InputError(LiurenError, ValueError):
         return self.zh if lang == "zh" and self.zh else str(self)
 
 
+@dataclass(frozen=True)
+class Notice:
+    """What a user should know of an input that is not wrong (a coordinate that changes nothing, the
+    zone assumed): ``kind`` (warning or note), the message, the same in Chinese, the input it is about.
+    The command line says it on standard error; the app shows it with its answer."""
+
+    kind: str
+    message: str
+    zh: str
+    field: str = ""
+
+    def said(self, lang: str) -> str:
+        """The message in ``lang``."""
+        return self.zh if lang == "zh" else self.message
+
+    def __str__(self) -> str:
+        return f"liuren: {self.kind}: {self.message}"
+
+
 class CalendarError(InputError):
     """A date, time zone or place that the calendar cannot turn into a chart."""
 

@@ -27,7 +27,9 @@ still running at it stops at its next check. At most :data:`MAX_CONNECTIONS`
 connections are served at once, by a pool of threads; one more is answered 503 and closed.
 The server answers only requests addressed to it on loopback (``Host``), API requests only
 from its own page (``Origin``), and its pages refuse to be framed. Bad input gets the command
-line's one line, as ``{"error": …}`` with status 400.
+line's one line, as ``{"error": …}`` with status 400. Every refusal is said in the page's language
+(``lang=en``, else Chinese), but the one to a connection past the cap: sent before the request
+is read, it says both.
 """
 from __future__ import annotations
 
@@ -63,10 +65,17 @@ MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
 # What the page is told when no answer comes, in its language.
-REFUSALS = {"zh": {"page": "無此頁 {path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
-                   "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}"},
+REFUSALS = {"zh": {"page": "無此頁{path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
+                   "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}",
+                   "host": "本伺服器只應寄往 {ours} 之請求，不應寄往{host}者",
+                   "origin": "此介面只應本頁之請求，不應{origin}之請求", "elsewhere": "他站", "get": "本應用只應讀取之請求"},
             "en": {"page": "no such page {path}", "busy": "busy: about {seconds:.0f} s of work is waiting; ask again shortly",
-                   "late": "no answer within {seconds:.0f} s", "request": "cannot read the request: {error}"}}
+                   "late": "no answer within {seconds:.0f} s", "request": "cannot read the request: {error}",
+                   "host": "this server answers for {ours}, not Host {host}",
+                   "origin": "the API answers its own page only, not {origin}", "elsewhere": "another site",
+                   "get": "the app only answers GET"}}
+# Sent before the request is read: in both languages, Chinese first.
+BUSY_SAID = "忙：同時連線過多，請稍後再問 · busy: too many connections at once; ask again shortly"
 
 
 def shipped_readings() -> dict[str, list[str]]:
@@ -195,12 +204,15 @@ class App:
         """The route's answer; the memory it adds is charged to the sessions it used."""
         return self.sessions.measured(lambda: getattr(self, route)(fields))
 
-    def _chart(self, fields: dict, readings: Optional[dict] = None):
+    def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
+        """The chart the fields name; what the command line would say of the input goes to ``notices``
+        (the board shows them), never to the server's standard error."""
         from .cli import _chart as cast_from_options
 
         if readings is None:
             readings = self.sessions.readings(fields.get("reading", ""))
-        return cast_from_options(self.sessions.get(readings), chart_options(fields))
+        return cast_from_options(self.sessions.get(readings), chart_options(fields),
+                                 notices=[] if notices is None else notices)
 
     def readings_info(self, fields: dict) -> dict:
         from .disputes import names
@@ -218,7 +230,9 @@ class App:
     def cast(self, fields: dict) -> dict:
         from .explain.app import board
 
-        return board(self._chart(fields), _lang(fields), fields.get("asked") or None)
+        notices = []
+        chart = self._chart(fields, notices=notices)
+        return board(chart, _lang(fields), fields.get("asked") or None, notices)
 
     def why(self, fields: dict) -> dict:
         from .explain.app import derivation
@@ -312,9 +326,15 @@ def _percent_encoded(line: bytes) -> bytes:
     return re.sub(rb"[\x80-\xff]", lambda byte: b"%%%02X" % byte[0][0], line)
 
 
-def _shown(text: str, limit: int = 80) -> str:
-    """A header value as an error quotes it: repr, cut to ``limit`` characters."""
-    return repr(text if len(text) <= limit else text[:limit] + "…")
+def _shown(text: str, lang: str = "en", limit: int = 80) -> str:
+    """A header value as an error quotes it, cut to ``limit`` characters: repr in English, 「…」 in Chinese."""
+    cut = text if len(text) <= limit else text[:limit] + "…"
+    return f"「{cut}」" if lang == "zh" else repr(cut)
+
+
+def _page_lang(query: str) -> str:
+    """The language of the page a request comes from: en where its query says lang=en, else zh."""
+    return "en" if re.search(r"(?:^|&)lang=en(?:&|$)", query) else "zh"
 
 
 def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None, deadline: float = DEADLINE):
@@ -330,16 +350,16 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
 
         def do_GET(self):  # noqa: N802 - http.server's name
             url = urlsplit(self.path)
-            if not self._addressed_to_us(api=url.path.startswith("/api/")):
+            lang = _page_lang(url.query)
+            if not self._addressed_to_us(url.path.startswith("/api/"), lang):
                 return
             if url.path in ("/", "/index.html"):
                 from .explain.app import app_page
 
-                lang = "en" if "lang=en" in url.query else "zh"
                 return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
-            route, said = App.ROUTES.get(url.path), REFUSALS["en" if "lang=en" in url.query else "zh"]
+            route, said = App.ROUTES.get(url.path), REFUSALS[lang]
             if route is None:
-                return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path))})
+                return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path, lang))})
             try:
                 fields = _fields(url.query)
                 answer = turns.run(route, lambda: app.answer(route, fields), self.server.arrival() + deadline)
@@ -351,7 +371,7 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             except LiurenError as error:
                 from .explain.app import form_error
 
-                return self._json(HTTPStatus.BAD_REQUEST, form_error(error, "en" if "lang=en" in url.query else "zh"))
+                return self._json(HTTPStatus.BAD_REQUEST, form_error(error, lang))
             except ValueError as error:  # a malformed query string
                 return self._json(HTTPStatus.BAD_REQUEST, {"error": said["request"].format(error=error)})
             except Exception as error:  # a bug: one line to the page, the server goes on
@@ -360,23 +380,26 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             return self._json(HTTPStatus.OK, answer)
 
         def do_POST(self):  # noqa: N802
-            self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": "the app only answers GET"})
+            said = REFUSALS[_page_lang(urlsplit(self.path).query)]
+            self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": said["get"]})
 
-        def _addressed_to_us(self, api: bool) -> bool:
+        def _addressed_to_us(self, api: bool, lang: str) -> bool:
             """True for a request to this server by a loopback name and its port (a rebound DNS
-            name is refused, 421) and, for the API, from no other page than its own (403)."""
-            port = self.server.server_address[1]
+            name is refused, 421) and, for the API, from no other page than its own (403); a
+            refusal is said in ``lang``."""
+            port, said = self.server.server_address[1], REFUSALS[lang]
             ours = [f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]")]
             host = self.headers.get("Host", "")
             if host.lower() not in ours:
                 self._json(HTTPStatus.MISDIRECTED_REQUEST,
-                           {"error": f"this server answers for {', '.join(ours)}, not Host {_shown(host)}"})
+                           {"error": said["host"].format(ours="、".join(ours) if lang == "zh" else ", ".join(ours),
+                                                         host=_shown(host, lang))})
                 return False
             origin = self.headers.get("Origin")
             if api and (origin is not None and origin.lower() not in [f"http://{o}" for o in ours]
                         or self.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none")):
-                self._json(HTTPStatus.FORBIDDEN,
-                           {"error": f"the API answers its own page only, not {_shown(origin or 'another site')}"})
+                self._json(HTTPStatus.FORBIDDEN, {"error": said["origin"].format(
+                    origin=_shown(origin, lang) if origin else said["elsewhere"])})
                 return False
             return True
 
@@ -404,7 +427,7 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
 
 BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
         b"Retry-After: 1\r\nConnection: close\r\n\r\n"
-        b'{"error": "busy: too many connections at once; ask again shortly"}')
+        + json.dumps({"error": BUSY_SAID}, ensure_ascii=False).encode("utf-8"))
 
 
 class LoopbackServer(ThreadingHTTPServer):

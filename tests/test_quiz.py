@@ -34,9 +34,12 @@ def test_a_session_at_the_terminal(capsys, monkeypatch):
     assert out.rstrip().endswith("得分：2／4")
 
 
-def test_the_input_closing_ends_the_session_with_its_score(capsys, monkeypatch):
+def test_the_input_closing_ends_the_session_with_its_score(capsys, monkeypatch, session):
+    from liuren_logic.explain.glossary import glossary
+
     code, out, _ = teach(capsys, monkeypatch, "3\n", *CHART, "--lang", "en")
-    assert code == 0 and "Right: 賊剋." in out and out.rstrip().endswith("score: 1/1")
+    right = f"Right: 賊剋 ({glossary(session)['賊剋']})."  # glossed at its first use
+    assert code == 0 and right in out and out.rstrip().endswith("score: 1/1")
 
 
 def test_charts_of_the_teachers_method_drawn_the_same_for_a_seed(capsys, monkeypatch, session):
@@ -87,3 +90,24 @@ def test_the_keti_question_one_of_the_charts_among_names_it_is_not(capsys, monke
     assert quiz.check(chart, "keti", "天網").right
     code, out, _ = teach(capsys, monkeypatch, "3\n7\n3\n11\n", *CHART, "--keti", "--seed", "2")
     assert code == 0 and "下列何者為此課之課體？" in out and out.rstrip().endswith("得分：4／4")
+
+
+def test_the_english_verdicts_gloss_each_term_at_its_first_use(capsys, monkeypatch, session):
+    """As the board and lesson do: 賊剋 glossed where a chart's verdicts first say it, then never again
+    (the lesson's steps quoted in the verdict do not gloss it a second time); the app's verdict too."""
+    from liuren_logic.explain.app import quiz_verdict
+    from liuren_logic.explain.glossary import glossary
+
+    glosses = glossary(session)
+    zeike, shehai = f"賊剋 ({glosses['賊剋']})", f"涉害 ({glosses['涉害']})"
+    code, out, _ = teach(capsys, monkeypatch, "涉害\n午\n申\n11\n", *CHART, "--lang", "en")
+    verdicts = out[out.index("> "):]
+    assert code == 0 and f"Not so: it is {zeike}.\nYou chose {shehai}: 賊剋 decides" in verdicts
+    assert verdicts.count("賊剋 (") == 1 and verdicts.count("涉害 (") == 1, verdicts
+    assert verdicts.count(f"官鬼 ({glosses['官鬼']})") == 1 and "伏吟 (" in verdicts
+    chart = session.cast("辛巳", "寅", "午")
+    shown = quiz_verdict(chart, "method", "涉害", "en")
+    assert shown["lines"][:2] == [f"Not so: it is {zeike}.", f"You chose {shehai}: 賊剋 decides this chart. "
+                                  "涉害: 午 is the only candidate: 賊剋 takes it, 涉害 is not needed."]
+    assert zeike in shown["html"] and shown["answer"] == "賊剋"
+    assert quiz_verdict(chart, "method", "涉害", "zh")["lines"] == quiz.check(chart, "method", "涉害").lines("zh")

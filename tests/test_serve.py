@@ -134,10 +134,15 @@ def test_an_error_on_the_chinese_page_names_its_field_and_says_what_is_wrong_in_
 
 def test_unknown_pages_and_methods(server):
     assert get(server, "/api/nothing")[0] == 404
+    assert get(server, "/api/nothing")[1]["error"] == "無此頁「/api/nothing」"
     request = urllib.request.Request(server + "api/cast", data=b"x", method="POST")
     with pytest.raises(urllib.error.HTTPError) as error:
         urllib.request.urlopen(request, timeout=10)
-    assert error.value.code == 405
+    assert error.value.code == 405 and json.loads(error.value.read())["error"] == "本應用只應讀取之請求"
+    request = urllib.request.Request(server + "api/cast?lang=en", data=b"x", method="POST")
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(request, timeout=10)
+    assert json.loads(error.value.read())["error"] == "the app only answers GET"
 
 
 def test_listens_on_loopback_only():
@@ -213,8 +218,11 @@ def test_only_requests_addressed_to_this_server_by_a_loopback_name_are_answered(
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
         assert exchange(server, Host=host)[0] == 200, host
     for host in (f"rebound.example:{port}", "127.0.0.1", f"127.0.0.1:{port + 1}", f"localhost:{port}.evil", "x" * 5000):
-        status, _, data = exchange(server, Host=host)
+        status, _, data = exchange(server, "/api/readings?lang=en", Host=host)
         assert status == 421 and "not Host" in data["error"] and len(data["error"]) < 200, host
+        status, _, data = exchange(server, Host=host)  # the Chinese page's, the default
+        assert status == 421 and data["error"].startswith("本伺服器只應寄往") and len(data["error"]) < 200, host
+        assert f"不應寄往「{host[:80]}" in data["error"] and "Host" not in data["error"], host
     assert exchange(server, "/", Host=f"rebound.example:{port}")[0] == 421  # the page too
 
 
@@ -224,8 +232,13 @@ def test_the_api_answers_its_own_page_only(server):
     assert exchange(server, Sec_Fetch_Site="none")[0] == 200  # typed into the address bar
     for headers in ({"Origin": "http://evil.example"}, {"Origin": f"http://127.0.0.1:{port + 1}"},
                     {"Origin": "null"}, {"Sec_Fetch_Site": "cross-site"}, {"Sec_Fetch_Site": "same-site"}):
-        status, _, data = exchange(server, "/api/cast?" + urllib.parse.urlencode({"day": "辛巳", "offset": 3}), **headers)
+        query = {"day": "辛巳", "offset": 3, "lang": "en"}
+        status, _, data = exchange(server, "/api/cast?" + urllib.parse.urlencode(query), **headers)
         assert status == 403 and "its own page only" in data["error"], headers
+        del query["lang"]  # the Chinese page's, the default
+        status, _, data = exchange(server, "/api/cast?" + urllib.parse.urlencode(query), **headers)
+        assert status == 403 and data["error"].startswith("此介面只應本頁之請求"), headers
+        assert not re.search(r"[A-Za-z]{2,}", re.sub(r"「[^」]*」", "", data["error"])), headers
     assert exchange(server, "/", Origin="http://evil.example")[0] == 200  # a link to the page is fine
 
 
@@ -257,6 +270,7 @@ def test_connections_past_the_cap_are_refused_at_once_and_the_rest_served():
         started = time.monotonic()
         status, headers, data = exchange(base)
         assert status == 503 and headers["Retry-After"] == "1" and "too many connections" in data["error"]
+        assert data["error"].startswith("忙：同時連線過多") and "\n" not in data["error"]  # read before the request: both
         assert time.monotonic() - started < 1
         for connection in idle:
             connection.close()
@@ -362,3 +376,27 @@ def test_the_readings_are_offered_by_their_names_not_their_ids(server):
     for topic in info["topics"].values():  # every shipped topic and reading has a Chinese name
         assert len(topic["names"]["zh"]) == len(topic["readings"]) + 1
         assert all(any("\u4e00" <= ch <= "\u9fff" for ch in name) for name in topic["names"]["zh"]), topic
+
+
+def test_the_command_lines_notes_go_into_the_answer_not_onto_the_servers_stderr(capfd):
+    """A moment with a longitude and latitude the school ignores, and no zone: the command line warns on
+    stderr; the app says so on the board, in the page's language, and writes nothing on its stderr."""
+    from liuren_logic.serve import App
+
+    app, moment = App(), {"at": "1998-11-30 12:00", "longitude": "116.4", "latitude": "39.9"}
+    capfd.readouterr()
+    zh = app.answer("cast", moment)
+    en = app.answer("cast", {**moment, "lang": "en"})
+    for route, extra in (("why", {"q": "initial"}), ("whynot", {"q": "initial", "value": "丑"}),
+                         ("compare", {"vs": "punishment=seed000"}),
+                         ("quiz_answer", {"question": "initial", "choice": "午"})):
+        assert app.answer(route, {**moment, **extra}), route
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
+    assert [note.split("：")[0] for note in zh["notes"]] == ["經度不起作用", "緯度不起作用", "未給時區"]
+    named = r"「[^」]*」|Asia/Shanghai|UTC"  # a reading's name quoted, the zone: no English words besides
+    assert not re.search(r"[A-Za-z]{2,}", re.sub(named, "", "".join(zh["notes"]))), zh["notes"]
+    assert [note.split(" ")[0] for note in en["notes"]] == ["--longitude", "--latitude", "no"]
+    assert all(f'<p class="lr-note">{note}</p>' in zh["html"] for note in zh["notes"])
+    quiet = app.answer("cast", {**moment, "tz": "Asia/Shanghai", "reading": "hours=true_solar,daynight=sun"})
+    assert quiet["notes"] == [] and 'class="lr-note"' not in quiet["html"] and capfd.readouterr() == ("", "")
