@@ -185,19 +185,21 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     if len(data["findings"]) > SHOWN:
         rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
     glosses, seen = judgement_glossary(chart.session) if lang == "en" else {}, set()
-    rows.append([Cell(f"{w['timing']}:")] + ([Cell(_timing(t, glosses, seen), ("斷", t["branch"])) for t in data["timing"]]
-                                             or [Cell(w["none"])]))
+    rows.append([Cell(f"{w['timing']}:")] + ([Cell(_timing(t, lang, glosses, seen), ("斷", t["branch"]))
+                                              for t in data["timing"]] or [Cell(w["none"])]))
     return Section("judgement", w["title"], rows, sep="  ")
 
 
-def _timing(candidate: dict, glosses: dict, seen: set) -> str:
+def _timing(candidate: dict, lang: str, glosses: dict, seen: set) -> str:
     """An 應期 candidate on the board: 「丑（沖開墓）」; in English with its method glossed at its
     first use (``seen``: the methods glossed so far), "丑 (沖開墓: the tomb clashed open)"."""
-    method = candidate["method"]
+    branch, method = candidate["branch"], candidate["method"]
+    if lang != "en":
+        return f"{branch}（{method}）"
     if method in glosses and method not in seen:
         seen.add(method)
-        return f"{candidate['branch']} ({method}: {short(glosses[method])})"
-    return f"{candidate['branch']}（{method}）" if not glosses else f"{candidate['branch']} ({method})"
+        return f"{branch} ({method}: {short(glosses[method])})"
+    return f"{branch} ({method})"
 
 
 MATTER_CLAUSE = ("占", "for ")  # how a rule's sentence names the matter it reads: 「占天時，」, "for 天時, "

@@ -43,11 +43,18 @@ class Deciding:
     book: str        # the book's 三傳
     answers: dict    # reading → its 三傳
     charts: dict     # reading → the case's chart under it
+    _told: dict = field(default_factory=dict, repr=False, compare=False)  # lang → steps, once made
 
     def steps(self, lang: str = "zh") -> dict[str, list[tuple[str, str]]]:
         """The derivations where they part: reading → (title, text) of each step of the case's lesson
         that decides the 三傳 (:data:`DECIDING_STEPS`) and that the readings state differently
-        (other atoms or rules), in the lesson's order, up to the first transmission they part on."""
+        (other atoms or rules), in the lesson's order, up to the first transmission they part on.
+        Made once a language (the text, page and JSON of one report share them)."""
+        if lang not in self._told:
+            self._told[lang] = self._parting(lang)
+        return self._told[lang]
+
+    def _parting(self, lang: str) -> dict[str, list[tuple[str, str]]]:
         from .explain.lesson import lesson_steps
 
         lessons = {r: {s.key: s for s in lesson_steps(c, lang) if s.key in DECIDING_STEPS}
@@ -123,7 +130,7 @@ def _reading(topic: str, reading: str, lang: str) -> str:
 
 
 def _padded(text: str, width: int) -> str:
-    from .explain.board import columns
+    from .explain.text_width import columns
 
     return text + " " * max(1, width - columns(text))
 
