@@ -46,6 +46,9 @@ ERRORS = {
 _TOKEN = re.compile(r'\s*("(?:\\.|[^"\\])*"|:-|!=|<=|>=|-?\d+|[A-Za-z_][A-Za-z0-9_]*|.)')
 
 
+HEAVY = 100_000  # bytes: a case file larger than this is heavy (hmmer, LUBM), parsed only when asked for
+
+
 def core_cases(largest: Optional[int] = None) -> list[tuple[str, object]]:
     """(folder, case) for every case of the core folders, in the suite's order; a case file over
     ``largest`` bytes is left out before it is read (the suite holds 42 MB of YAML)."""

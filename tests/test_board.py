@@ -8,6 +8,7 @@ import re
 import pytest
 
 from conftest import seed_text
+from scopes import SCOPES
 from liuren_logic.explain.board import WIDTH, columns, render_chart, section_lines, sections
 
 ORDER = ["天地盤", "四課", "三傳", "天將", "課體", "課格", "畢法", "神煞"]
@@ -210,9 +211,6 @@ def test_no_line_is_wider_than_a_screen(session, lang):
             assert max(map(columns, lines)) <= WIDTH, (chart.id, options, max(lines, key=columns))
 
 
-WRAP_SCOPES = [pytest.param(False, id="sample"), pytest.param(True, id="all", marks=pytest.mark.complete)]
-
-
 def rows_as_drawn(section):
     """Each row of a wrapped section (its cells' text) with the row read back from its lines: the
     text with each line break made a space again, and the breaks, as (where that space is, the
@@ -231,7 +229,7 @@ def rows_as_drawn(section):
     assert not lines, section.key
 
 
-@pytest.mark.parametrize("complete", WRAP_SCOPES)
+@pytest.mark.parametrize("complete", SCOPES)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_wrapped_line_keeps_its_dots_and_splits_no_item_that_fits_a_line(table, lang, complete):
     """Over the 720 day charts' boards (every 9th by default), every spirit and general: a row read

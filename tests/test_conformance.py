@@ -14,11 +14,8 @@ import re
 import pytest
 
 pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
-from conformance import ENGINES, core_cases, run  # noqa: E402
+from conformance import ENGINES, HEAVY, core_cases, run  # noqa: E402
 from conftest import engines_in_full  # noqa: E402
-
-HEAVY = 100_000  # bytes of a case file
-
 
 # What an engine refuses, with the reason (README, "Conformance with ordinary Datalog"): pyDatalog
 # finds 1 500 to 12 000 firings a second, and hmmer's points-to analysis makes some 30 million.

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import pytest
 
+from scopes import SCOPES
 from liuren_logic import Session
 from liuren_logic.audit import table_inputs
 from liuren_logic.chart import ChartInput
@@ -28,7 +29,6 @@ from liuren_logic.school import kb_root, read_school
 
 READINGS = sorted((path.parent.name, path.stem) for path in kb_root().glob("variants/*/*.dl"))
 SCHOOLS = sorted(path.stem for path in kb_root().glob("schools/*.toml"))
-SCOPES = [pytest.param(False, id="sample"), pytest.param(True, id="all", marks=pytest.mark.complete)]
 _checked: list[weakref.ref] = []  # every session _verified made, weakly: only the default's stays
 
 
