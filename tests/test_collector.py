@@ -9,7 +9,7 @@ import weakref
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.snapshot import collected_young, collection_paused
+from liuren_logic.collector import collected_young, collection_paused
 
 from test_engine import planning_facts
 
