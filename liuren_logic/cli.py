@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import io
 import json
 import os
@@ -23,6 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
+from . import collector
 from .errors import SHOWN, InputError, KBError, LiurenError, Notice, shown
 from .script import simplified
 
@@ -268,9 +268,7 @@ def _session(args, school: Optional[str] = None, readings: Optional[dict] = None
 
     session = Session(school or args.school, parse_readings(args.reading) if readings is None else readings,
                       args.kb, engine=args.engine)
-    if getattr(args, "freeze", False):
-        gc.freeze()  # the command keeps what it loaded to its end: no collection need scan it
-    gc.enable()
+    collector.loaded(getattr(args, "freeze", False))
     if session.kb.school is not None and session.kb.school.note():
         _say(f"liuren: note: {session.kb.school.note()}")
     _check_targets(args, session)
@@ -301,8 +299,7 @@ def _chart(session, args, required: bool = True, whole: bool = True, notices: Op
         else:
             notices.append(notice)
     chart = session.cast_many([chart_input], eager=whole)[0]
-    if getattr(args, "freeze", False):
-        gc.freeze()  # the batch, and the rules its evaluation prepared, are kept to the end too
+    collector.cast(getattr(args, "freeze", False))
     return chart
 
 
@@ -583,15 +580,9 @@ def cmd_page(args) -> int:
     return 0
 
 
-def _keep_to_the_end() -> None:
-    """What the command casts from here is kept until it ends: the collector, which would scan
-    the batch's tuples again and again (and find no cycle), waits (``main`` restores it)."""
-    gc.disable()
-
-
 def cmd_table(args) -> int:
     session = _session(args)
-    _keep_to_the_end()
+    collector.keep_to_the_end()
     charts = session.table(daytime=not args.night)  # evaluated as read: the rows rest on a quarter of the rules
     if args.day is not None:
         charts = [c for c in charts if c.day == args.day]
@@ -664,7 +655,7 @@ def cmd_audit(args) -> int:
     else:
         times = {"both": (True, False), "day": (True,), "night": (False,)}[args.times]
         inputs_of = lambda s: A.table_inputs(s, times)  # noqa: E731
-        _keep_to_the_end()  # the table's charts are all kept (a dated audit releases its batches)
+        collector.keep_to_the_end()  # the table's charts are all kept (a dated audit releases its batches)
     asked = [_audit_chart(base, wanted) for wanted in args.explain]
     audit = A.compare(base, other, inputs_of, _progress_bar() if sys.stderr.isatty() else None, keep=asked)
     if only:
@@ -792,8 +783,7 @@ def _audit_evidence(args) -> int:
 def cmd_serve(args) -> int:
     from .serve import serve
 
-    gc.enable()  # a server lives on
-
+    collector.live_on()
     try:
         serve(args.host, args.port, args.school, args.open, args.quiet, out=lambda line: _emit(line, args))
     except KeyboardInterrupt:
@@ -836,22 +826,15 @@ def _tolerant(stream) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run one command in this process as a library call (a test, a notebook): the garbage
-    collector is as it was on return. What the command loaded is frozen while it runs
-    (``_session``) only when the caller had nothing frozen, and thawed again."""
-    enabled, frozen = gc.isenabled(), gc.get_freeze_count()
-    try:
-        return _run(argv, freeze=not frozen)
-    finally:
-        if not frozen:
-            gc.unfreeze()
-        (gc.enable if enabled else gc.disable)()
+    collector is as it was on return (:func:`.collector.command`)."""
+    with collector.command(library=True) as freeze:
+        return _run(argv, freeze)
 
 
 def run(argv: Optional[Sequence[str]] = None) -> int:
     """The ``liuren`` program (its console script): the command line's command, with what it
-    loaded frozen until the process ends, so that not even the collections at exit scan it
-    (thawed, a one-chart command took a third more CPU time). Given ``argv``, a library call: as
-    :func:`main`.
+    loaded frozen until the process ends (:func:`.collector.command`). Given ``argv``, a library
+    call: as :func:`main`.
 
     Ctrl-C exits at once with status 130 (:mod:`.console`) except while the command runs, which
     turns it into KeyboardInterrupt so that what it was writing is cleaned up."""
@@ -861,7 +844,8 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
 
     signal.signal(signal.SIGINT, interrupted)
     try:
-        code = _run(None, freeze=True, console=True)
+        with collector.command(library=False) as freeze:
+            code = _run(None, freeze, console=True)
     except KeyboardInterrupt:  # between the command's end and the handler below
         interrupted()
     finally:
@@ -951,9 +935,7 @@ class _ClosedStream(io.TextIOBase):
 
 
 def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
-    """The command. The garbage collector waits until the school is loaded; what the load built is
-    then frozen (``freeze``, ``_session``): no collection scans it again."""
-    gc.disable()
+    """The command; ``freeze``: what it loads is frozen once loaded (:func:`.collector.loaded`)."""
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
     try:

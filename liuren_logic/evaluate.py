@@ -30,7 +30,6 @@ recursive stratum, firings found in recursion; numbers by
 from __future__ import annotations
 
 from collections import ChainMap, Counter, defaultdict
-from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import filterfalse, repeat
 from math import prod
@@ -39,6 +38,7 @@ from types import MappingProxyType
 from typing import Callable, Collection, Iterable, Optional, Sequence
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
+from . import collector
 from . import operations as O
 from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
@@ -46,7 +46,6 @@ from .program import KnowledgeBase, Pattern, Value
 from .memo import Memo
 from .passes import ALL as ALL_PASSES, Passes
 from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
-from .snapshot import collected_young, collection_paused
 from .store import Store
 
 
@@ -731,7 +730,7 @@ class Materialisation:
             if static is None:
                 for (pred, args) in self.origins:
                     self.store.add(pred, [args])
-                with self._paused():
+                with collector.paused(self.passes.collector):
                     for rules, recursive in self.plan.static:
                         self._stratum(rules, recursive)
             else:
@@ -741,10 +740,6 @@ class Materialisation:
             self.plan = base.plan
             self.store = Store(base.store, twin.store if twin else None, shared, budget=self.limits.step_bytes)
             self.origins = ChainMap({}, base.origins)
-
-    def _paused(self):
-        """The collector paused while this materialisation works (the collector pass), or left as it is."""
-        return collection_paused() if self.passes.collector else nullcontext()
 
     def static_state(self) -> dict:
         """What this materialisation holds of its own, as plain data (relation → rows), for ``static``."""
@@ -801,7 +796,7 @@ class Materialisation:
         """Evaluate these dynamic strata, in this order (each after those it reads)."""
         if not indexes:
             return
-        with self._paused():  # the evaluation makes no cycles: collecting would only walk its tuples
+        with collector.paused(self.passes.collector):  # no cycles: collecting would only walk its tuples
             for index in indexes:
                 rules, recursive = self.plan.dynamic[index]
                 if self.shared:
@@ -814,9 +809,7 @@ class Materialisation:
                 self._pending.discard(index)
                 if self._unread is not None:
                     self._forget_read(index)
-            if self.passes.collector and collected_young():  # the rows it made are untracked now: settled,
-                # they are not walked again
-                self.store.settle()
+            collector.settle(self.store, self.passes.collector)
 
     def _forget_read(self, index: int) -> None:
         """Drop the tables of the relations that no stratum left to evaluate reads, now that the
@@ -978,7 +971,7 @@ class Materialisation:
         return self.grouped[pred]
 
     def _group(self, pred: str) -> "MappingProxyType[Value, tuple]":
-        with self._paused():  # what evaluating and grouping make has no cycles: one collection after
+        with collector.paused(self.passes.collector):  # evaluating and grouping make no cycles: one collection after
             self._ensure(pred)
             if pred in self.shared and pred not in self.store.relations:
                 return self.twin.by_chart(pred)
@@ -996,7 +989,7 @@ class Materialisation:
         distinct row. Kept under ``name``, which names what ``order`` and ``make`` do."""
         found = self._views.get(name)
         if found is None:
-            with self._paused():
+            with collector.paused(self.passes.collector):
                 found = self._views[name] = MappingProxyType(_by_first(self._rests[pred], order, make))
         return found
 

@@ -7,10 +7,8 @@ data; lines, strings and numbers are bounded in size (``MAX_LINE``, ``MAX_STRING
 """
 from __future__ import annotations
 
-import gc
 import heapq
 import re
-from contextlib import contextmanager
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -21,6 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from . import cache
 from . import syntax as S
+from .collector import collection_paused
 from .errors import KBError, Position, Problem
 from .script import traditional
 
@@ -263,21 +262,8 @@ def parse(text: str, path: str = "<input>") -> S.Module:
     Lines that hold only plain facts (``e(子, 丑). e(丑, 寅).``) between statements are read by
     :class:`_Facts`, a direct reading of the same grammar's terminals; lark parses the rest
     (a large table of facts parses about 30 times faster so)."""
-    with _no_collection():
+    with collection_paused():  # a parse makes many small nodes and no cycle
         return _parse(text, path)
-
-
-@contextmanager
-def _no_collection():
-    """Python's cyclic garbage collector paused: a parse makes no cycles, only many small nodes,
-    and each pass of the collector walks all of them (it took 10 of the 17 s of a 12 MB file)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _parse(text: str, path: str) -> S.Module:

@@ -34,10 +34,10 @@ from operator import itemgetter
 from typing import Optional, Sequence
 
 from . import syntax as S
+from .collector import collection_paused
 from .compiler import CompiledAggregate, CompiledRule
 from .program import Engine
 from .semantics import Value, arithmetic, compare, sort_key
-from .snapshot import collection_paused
 from .errors import LiurenError
 from .labels import ANY, atom_label, fill
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import json
 import math
 import os
@@ -52,6 +51,7 @@ from pathlib import Path
 from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
+from . import collector
 from .errors import InputError, LiurenError
 from .school import CALENDAR_READINGS, kb_root, parse_readings, read_school
 from .turns import Busy, Late, Turns, in_time
@@ -155,7 +155,7 @@ class Sessions:
             if session is not None:
                 self.recycled += 1
                 del self._sessions[key], session  # let go (cycles and all) before the next one loads
-                gc.collect()
+                collector.release()
             session = self._sessions[key] = Session(self.school, readings)
             self._loaded = True
             while len(self._sessions) > self.limit:

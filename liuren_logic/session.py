@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Optional, Sequence
 
 from .chart import Chart, ChartInput, DatedInput
+from .collector import collection_paused
 from .errors import InputError
 from .evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
@@ -31,7 +32,6 @@ from .script import traditional
 from .querent import given_facts
 from .semantics import sort_key
 from .school import load_school
-from .snapshot import collection_paused
 from .syntax import Const
 
 if TYPE_CHECKING:  # the calendar and the explainer are imported where they are used

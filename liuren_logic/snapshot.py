@@ -17,7 +17,6 @@ relation that only the modules' facts give is written as null and read back from
 """
 from __future__ import annotations
 
-import gc
 import json
 from typing import Callable, NamedTuple, Optional, Sequence
 
@@ -42,42 +41,6 @@ _stored: dict[tuple, list] = {}
 class Loaded(NamedTuple):
     prepared: Prepared  # the program, its compiled rules in the program's order, and what they give
     static: Optional[Static]  # None when the static part could not be evaluated within the limits
-
-
-_resuming = False  # whether the outermost pause in progress turns the collector back on when it ends
-
-
-class collection_paused:
-    """Python's cyclic garbage collector off while loading or evaluating: the tens of thousands of
-    long-lived objects a load or a batch builds would otherwise be scanned again and again (half
-    the load's time). Pauses nest; the outermost turns the collector back on if it was on.
-    A class, not a generator: a cast enters a pause some twenty times."""
-
-    __slots__ = ("enabled",)
-
-    def __enter__(self) -> None:
-        global _resuming
-        self.enabled = gc.isenabled()
-        gc.disable()
-        _resuming = _resuming or self.enabled
-
-    def __exit__(self, *exc) -> None:
-        global _resuming
-        if self.enabled:
-            _resuming = False
-            gc.enable()
-
-
-def collected_young() -> bool:
-    """Inside a pause: collect the youngest generation now if the collector, once the pause ends,
-    would collect it at the next allocation (it is on, and more objects were made than its
-    threshold); whether it did. What the pause made and kept is then untracked where the collector
-    can untrack it (tuples of strings and numbers), so that a dict built of it after is untracked too."""
-    threshold = gc.get_threshold()[0]
-    if not (_resuming and threshold and gc.get_count()[0] > threshold):
-        return False
-    gc.collect(0)
-    return True
 
 
 def key(sources: Sequence[tuple[str, bytes]]) -> str:

@@ -105,7 +105,7 @@ class Store:
 
     def settle(self) -> None:
         """Rebuild each relation that grew since it was last settled, once the collector has
-        untracked its rows (:func:`~liuren_logic.snapshot.collected_young` just ran): a dict
+        untracked its rows (:func:`~liuren_logic.collector.settle` calls it): a dict
         built of untracked rows is untracked, so that what a batch keeps is not walked again in
         each collection (a set is always walked)."""
         for pred in [pred for pred in self.relations if pred not in self._settled]:

@@ -12,8 +12,8 @@ import pytest
 from conftest import engines_in_full
 from liuren_logic import Session
 from liuren_logic.audit import compare, explain, follows, moments, render_cases, render_text
+from liuren_logic.collector import collection_paused
 from liuren_logic.errors import InputError, KBError
-from liuren_logic.snapshot import collection_paused
 
 
 @pytest.fixture(scope="module")

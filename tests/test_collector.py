@@ -9,7 +9,9 @@ import weakref
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.snapshot import collected_young, collection_paused
+from liuren_logic.collector import collected_young, collection_paused
+from liuren_logic.evaluate import Materialisation
+from liuren_logic.passes import ALL, NONE
 
 from test_engine import planning_facts
 
@@ -60,6 +62,26 @@ def test_a_collector_the_caller_turned_off_stays_off_and_collects_nothing(sessio
         assert gc.get_count()[0] < len(made)
         assert not gc.isenabled()
     assert gc.isenabled()
+
+
+def test_without_the_collector_pass_an_evaluation_neither_pauses_nor_settles(session):
+    """The collector pass (``Passes.collector``) is all that pauses the collector while a batch
+    evaluates and settles its relations after: with it, one young collection at most; without it,
+    the collector runs as the batch allocates, and no relation is settled even inside a pause."""
+    facts = planning_facts(session)
+
+    def evaluated(passes):
+        batch = Materialisation(session.loaded, passes=passes).extend(facts)
+        before = gc.get_stats()[0]["collections"]
+        batch.evaluate_all()
+        return gc.get_stats()[0]["collections"] - before, batch.store
+
+    paused, settled = evaluated(ALL)
+    running, unsettled = evaluated(NONE)
+    assert paused <= 1 < running
+    with collection_paused():  # a caller's pause (a cast's) leaves the collection due after it to the caller
+        _, inside = evaluated(NONE)
+    assert settled._settled and not unsettled._settled and not inside._settled
 
 
 def test_a_charts_input_facts_are_ones_the_collector_stops_tracking(session):
