@@ -22,7 +22,8 @@ does not plan: its tables cost less than planning would); a constant index holds
 only the constants the rules ask; a batch that plans drops a relation's tables once no stratum
 left to evaluate reads it. A recursive stratum is evaluated semi-naively: after a
 first full round, each round fires only the bodies that read one of the last round's new
-tuples; its firings are counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
+tuples (started from them where they are few, :meth:`_Rule.delta_bodies`); its firings are
+counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
 recursive stratum, firings found in recursion; numbers by
 :data:`~liuren_logic.semantics.INTEGER_BITS`); going past one is an
 :class:`EvaluationLimit` naming the rule and the relation that grew.
@@ -442,8 +443,10 @@ class _Rule:
         rows, the body starts from them instead, each atom after joined to those before
         (:func:`_connected`; the ``delta_first`` pass): a round then costs about what it adds.
         Where they are many, it keeps its own order, whose filters come early."""
+        if not self.passes.delta_first:
+            return [own for _, *own in self.deltas]
         body = self.compiled.body
-        lead = len(store.rows(body[self._lead].pred)) if self.passes.delta_first else 0
+        lead = len(store.rows(body[self._lead].pred))  # the rows the rule's own order binds first
         return [self._delta_first(k) if k != self._lead and SMALLER * len(changes.rows(body[k].pred)) < lead
                 else own for k, *own in self.deltas]
 
