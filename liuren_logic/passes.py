@@ -18,9 +18,10 @@ class Passes:
     segments: bool = True  # a run of chart-independent literals is one operation, run once per distinct start
     memo: bool = True  # a segment keeps the tails of the starts it has seen, for every batch of the program
     join_order: bool = True  # a rule outside recursion is derived in the join order its relations' sizes suit
+    delta_first: bool = True  # a round's body starts from the last round's new tuples where they are few
     collector: bool = True  # the collector waits while a batch evaluates; relations are then settled, and
     # a batch that plans drops the tables no stratum left reads
 
 
 ALL = Passes()
-NONE = Passes(segments=False, memo=False, join_order=False, collector=False)
+NONE = Passes(segments=False, memo=False, join_order=False, delta_first=False, collector=False)
