@@ -42,7 +42,7 @@ from weakref import WeakKeyDictionary, WeakValueDictionary
 from . import collector
 from . import operations as O
 from . import syntax as S
-from .compiler import ALL, CompiledAggregate, CompiledRule, binds, schedule
+from .compiler import ALL, CompiledAggregate, CompiledRule, binds, read_first, schedule
 from .program import KnowledgeBase, Pattern, Value
 from .memo import Memo
 from .passes import ALL as ALL_PASSES, Passes
@@ -343,23 +343,6 @@ def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
     return moves
 
 
-def _connected(body: Sequence, k: int) -> list:
-    """The literals of a body with its ``k``-th (an atom) first, then its other atoms each sharing a
-    variable with those before it where one does (the first in the body's order; else the next),
-    then the rest, for :func:`schedule` to place after the atoms that bind their variables: no atom
-    read first multiplies the bindings by all its rows while a joined one waits (:func:`schedule`
-    alone reads ``r_load`` of hmmer's ``r_is_ptr(D, O) :- r_load(D, A), r_is_ptr(A, P), r_memory(P, O)``
-    right after the new r_memory: 8.6 million bindings in one step, past the budget)."""
-    atoms = [literal for at, literal in enumerate(body) if at != k and isinstance(literal, S.Atom)]
-    order, bound = [body[k]], _names(body[k])
-    while atoms:
-        atom = next((atom for atom in atoms if _names(atom) & bound), atoms[0])
-        atoms.remove(atom)
-        order.append(atom)
-        bound |= _names(atom)
-    return order + [literal for literal in body if not isinstance(literal, S.Atom)]
-
-
 def _constant(atom: S.Atom) -> bool:
     return any(isinstance(arg, S.Const) for arg in atom.args)
 
@@ -440,7 +423,7 @@ class _Rule:
         reaches the new tuples (the chain ``t(X, Z) :- e(X, Y), t(Y, Z), s(Y)`` joins e and t whole
         each round for a few new s). Where the new tuples are ``SMALLER`` times fewer than those
         rows, the body starts from them instead, each atom after joined to those before
-        (:func:`_connected`; the ``delta_first`` pass): a round then costs about what it adds.
+        (:func:`~liuren_logic.compiler.read_first`; the ``delta_first`` pass): a round then costs about what it adds.
         Where they are many, it keeps its own order, whose filters come early."""
         if not self.passes.delta_first:
             return [own for _, *own in self.deltas]
@@ -452,7 +435,7 @@ class _Rule:
     def _delta_first(self, k: int) -> tuple[_Body, Callable]:
         """The body that reads its ``k``-th literal first, from the new tuples, and its heads reader."""
         if k not in self._firsts:
-            body = self._body(schedule(_connected(self.compiled.body, k), set()), self.compiled.aggregates, 0)
+            body = self._body(read_first(self.compiled.body, k), self.compiled.aggregates, 0)
             self._firsts[k] = body, _heads_function(self.compiled.rule.head.args, body.slots)
         return self._firsts[k]
 
