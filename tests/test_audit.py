@@ -106,9 +106,11 @@ print(json.dumps({c.id: conclusions(c) for c in charts}, ensure_ascii=False))
 """
 
 
-@pytest.mark.parametrize("engine", ["materialise", pytest.param("pydatalog", marks=pytest.mark.engines)])
+@pytest.mark.parametrize("engine", ["materialise",
+                                    pytest.param("pydatalog", marks=[pytest.mark.engines, pytest.mark.complete])])
 def test_two_schools_in_one_process_answer_as_each_alone(engine, request):
-    """Every 29th chart bottom-up; through pyDatalog every 480th (3 charts), every 97th under -m engines."""
+    """Every 29th chart bottom-up; through pyDatalog (only in the complete sets: its four compiles
+    take 13 s) every 480th (3 charts), every 97th under -m engines."""
     step = 29 if engine == "materialise" else 97 if engines_in_full(request.config) else 480
     readings = [{}, {"punishment": "seed000", "noble": "jia_yang"}]
     alone = [json.loads(subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(r), engine, str(step)], check=True,

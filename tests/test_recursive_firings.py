@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liuren_logic import syntax as S
+from liuren_logic import Session, syntax as S
 from liuren_logic.checker import check
 from liuren_logic.engine import PyDatalog
 from liuren_logic.evaluate import Limits, Materialisation
@@ -79,7 +79,8 @@ def test_firings_of_a_recursive_stratum_are_pydatalogs(edges):
     check_firings(bottom_up, recursive)
 
 
-def test_the_kbs_recursive_strata_answer_whys_from_firings_found_when_asked(session):
+def test_the_kbs_recursive_strata_answer_whys_from_firings_found_when_asked():
+    session = Session()  # its own: every head of the shared session's hundreds of charts would be asked
     chart = session.cast("辛巳", "寅", "午")
     kb = session.explainer(chart.id).kb
     recursive = {p for members, is_recursive in kb.program.strata() if is_recursive for p in members}
