@@ -232,11 +232,11 @@ def rows_as_drawn(section):
 @pytest.mark.parametrize("complete", SCOPES)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_a_wrapped_line_keeps_its_dots_and_splits_no_item_that_fits_a_line(table, lang, complete):
-    """Over the 720 day charts' boards (every 9th by default), every spirit and general: a row read
+    """Over the 720 day charts' boards (every 18th by default), every spirit and general: a row read
     back across its breaks is the row (no ' · ' lost at a break, so no two items run together), and
     a break falls inside an item only when the item is longer than a line."""
     wrapped = 0
-    for chart in table if complete else table[::9]:
+    for chart in table if complete else table[::18]:
         for section in sections(chart, lang, all_spirits=True, all_generals=True):
             if section.grid:
                 continue
@@ -249,7 +249,9 @@ def test_a_wrapped_line_keeps_its_dots_and_splits_no_item_that_fits_a_line(table
                     assert all(columns(" " * indent + cell) > WIDTH for indent in split), (chart.id, section.key, cell)
                     start += len(cell) + len(section.sep)
                 wrapped += bool(breaks)
-    assert wrapped > (200 if complete else 20)  # rows that wrap: what is checked
+    assert wrapped > (200 if complete else 50)  # rows that wrap: what is checked
+
+
 def test_the_english_board_glosses_each_term_once_at_its_first_use(session):
     """On the English boards of 20 charts (a dated one, 19 by day and offset): every 六親 and general of
     the 三傳 and the lessons, the method and its names, each 課體 and pattern the glossary knows has its
