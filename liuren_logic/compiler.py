@@ -72,20 +72,22 @@ def schedule(body, bound: set[str]) -> tuple[S.Literal, ...]:
 
 def read_first(body, k: int) -> tuple[S.Literal, ...]:
     """A body scheduled to read its ``k``-th literal (an atom: a recursive relation's new tuples,
-    in a round of semi-naive evaluation) first, then its other atoms, each sharing a variable with
-    those before it where one does (the first in the body's order; else the next), and its filters
-    after the atoms that bind their variables. No atom read early multiplies the bindings by all
-    its rows while a joined one waits: :func:`schedule` alone reads ``r_load`` of hmmer's
-    ``r_is_ptr(D, O) :- r_load(D, A), r_is_ptr(A, P), r_memory(P, O)`` right after the new
-    ``r_memory`` (8.6 million bindings in one step, past the bottom-up engine's budget)."""
+    in a round of semi-naive evaluation) first, always at position 0, then its other atoms, each
+    sharing a variable with those before it where one does (the first in the body's order; else
+    the next), and its filters after the atoms that bind their variables. No atom read early
+    multiplies the bindings by all its rows while a joined one waits: :func:`schedule` alone reads
+    ``r_load`` of hmmer's ``r_is_ptr(D, O) :- r_load(D, A), r_is_ptr(A, P), r_memory(P, O)`` right
+    after the new ``r_memory`` (8.6 million bindings in one step, past the bottom-up engine's budget)."""
+    first = body[k]
     atoms = [literal for at, literal in enumerate(body) if at != k and isinstance(literal, S.Atom)]
-    order, bound = [body[k]], binds(body[k], set())
+    order, bound = [], binds(first, set())
     while atoms:
         atom = next((atom for atom in atoms if binds(atom, set()) & bound), atoms[0])
         atoms.remove(atom)
         order.append(atom)
         bound |= binds(atom, set())
-    return schedule(order + [literal for literal in body if not isinstance(literal, S.Atom)], set())
+    filters = [literal for literal in body if not isinstance(literal, S.Atom)]
+    return (first,) + schedule(order + filters, binds(first, set()))
 
 
 def _ready(literal, bound: set[str]) -> bool:
@@ -344,7 +346,8 @@ def delta(pred: str) -> str:
 
 def emit_delta_rules(compiled: CompiledRule, recursive: set[str], faults: list | None = None) -> list[str]:
     """For each atom of the body over a ``recursive`` relation, a fire relation reading that atom
-    from its delta (first, :func:`read_first`): what a round of a semi-naive evaluation asks. (name, relation) of each."""
+    from its delta (first, :func:`read_first`): what a round of a semi-naive evaluation asks.
+    (name, relation) of each."""
     names = []
     atoms = [(k, l) for k, l in enumerate(compiled.body) if isinstance(l, S.Atom) and l.pred in recursive]
     for number, (k, atom) in enumerate(atoms):

@@ -423,8 +423,8 @@ class _Rule:
         reaches the new tuples (the chain ``t(X, Z) :- e(X, Y), t(Y, Z), s(Y)`` joins e and t whole
         each round for a few new s). Where the new tuples are ``SMALLER`` times fewer than those
         rows, the body starts from them instead, each atom after joined to those before
-        (:func:`~liuren_logic.compiler.read_first`; the ``delta_first`` pass): a round then costs about what it adds.
-        Where they are many, it keeps its own order, whose filters come early."""
+        (:func:`~liuren_logic.compiler.read_first`; the ``delta_first`` pass): a round then costs
+        about what it adds. Where they are many, it keeps its own order, whose filters come early."""
         if not self.passes.delta_first:
             return [own for _, *own in self.deltas]
         body = self.compiled.body
@@ -433,7 +433,8 @@ class _Rule:
                 else own for k, *own in self.deltas]
 
     def _delta_first(self, k: int) -> tuple[_Body, Callable]:
-        """The body that reads its ``k``-th literal first, from the new tuples, and its heads reader."""
+        """The body that reads its ``k``-th literal first (position 0), from the new tuples, and its
+        heads reader."""
         if k not in self._firsts:
             body = self._body(read_first(self.compiled.body, k), self.compiled.aggregates, 0)
             self._firsts[k] = body, _heads_function(self.compiled.rule.head.args, body.slots)
