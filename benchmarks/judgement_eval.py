@@ -55,12 +55,11 @@ def unrelated(session, chart_in: dict, matter: str):
 def cited_found(case: dict, judged: dict, reasons_only: bool) -> tuple[int, int]:
     """The case's cited features (kinds the chart decides) a finding of the same kind names: (found, cited).
     ``reasons_only``: only the findings the answer used."""
-    if reasons_only:
-        used = {(r["kind"], r["rule"]) for r in (judged.get("answer") or {}).get("reasons", [])}
-        judged = {**judged, "findings": [f for f in judged["findings"] if (f["kind"], f["rule"]) in used],
-                  "timing": []}
-    names = named(judged)
     features = [f for f in case["findings"] if f["kind"] not in APART]
+    if reasons_only:  # a reason of any kind naming what the feature names
+        said = {n for r in (judged.get("answer") or {}).get("reasons", []) for n in [*r["about"], r["name"]]}
+        return sum(matches(tokens(f["about"]), said) for f in features), len(features)
+    names = named(judged)
     return sum(matches(tokens(f["about"]), names.get(f["kind"], set())) for f in features), len(features)
 
 
@@ -87,7 +86,7 @@ def evaluate(session) -> dict:
         rows.append({"seq": case["seq"], "matter": case["matter"], "want": want, "got": got,
                      "polarity": answer["polarity"] if answer else None, "label": label["polarity"],
                      "when": label["when_branches"], "timing": timing,
-                     "deciding": [r["rule"] for r in answer.get("reasons", [])[:2]] if answer else []})
+                     "deciding": [r["name"] + "→" + r["points"] for r in answer.get("reasons", [])[:3]] if answer else []})
     return {"rows": rows, "recall": recall}
 
 

@@ -139,7 +139,8 @@ def reading(chart: "Chart", gloss: bool = True) -> Optional[dict]:
             "groups": _grouped(chart, reader),
             "timing": [{"branch": b, "method": how, **reader.derived("timing", (b, how))}
                        for b, how in chart.rows("timing")],
-            "conflicts": [[a, b] for a, b in chart.rows("conflict")]}
+            "conflicts": [[a, b] for a, b in chart.rows("conflict")],
+            "answer": _answer(chart, reader)}
     if gloss:
         glosses, known, seen = judgement_glossary(chart.session), known_terms(chart.session), set()
         for row in read["verdicts"] + [r for group in read["groups"] for r in group] + read["timing"]:
@@ -154,9 +155,48 @@ def judgement_data(chart: "Chart", question: Optional[str] = None, read: Optiona
     read = read if read is not None else reading(chart)
     if read is None:
         return None
-    return {"matter": read["matter"], "question": question,
+    return {"matter": read["matter"], "question": question, "answer": read["answer"],
             "findings": [_merged(rows) for rows in read["groups"]],
             "verdicts": read["verdicts"], "timing": read["timing"], "conflicts": read["conflicts"]}
+
+
+SUCCESS = {"成": True, "不成": False}
+
+
+def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
+    """The answer the weighing derived (kb/judgement/answer.dl): its polarity, whether the thing asked
+    happens (None where the weighing could not decide), its one 應期 with its scale, and the reasons
+    it used: the reasons for the outcome that holds, each with what it defeated; where nothing holds,
+    the reasons on both sides that nothing outranks. ``text``: the answer rule's sentence."""
+    rows = chart.rows("answer")
+    if not rows:
+        return None
+    (polarity,), held = rows[0], [h for (h,) in chart.rows("holds")]
+    defeated: dict[str, list[str]] = {}
+    for winner, loser in chart.rows("defeated"):
+        defeated.setdefault(winner, []).append(loser)
+    if held:
+        used = [(r, h, a) for r, h, a in chart.rows("weighs") if h == held[0]]
+    else:
+        standing = {s for s, _ in chart.rows("standing")}
+        used = [(r, h, a) for r, h, a in chart.rows("weighs") if r in standing]
+    reasons = [{"name": r, "points": h, "about": _about(a), "defeated": defeated.get(r, []),
+                **reader.derived("weighs", (r, h, a))} for r, h, a in used]
+    reasons += [{"name": r, "points": "救", "about": _about(a), "defeated": [], **reader.derived("rescues", (r, a))}
+                for r, a in chart.rows("rescues")]
+    reasons.sort(key=lambda r: (-len(r["defeated"]), r["points"] == "救"))
+    timing = None
+    chosen = chart.rows("answer_timing")
+    if chosen:
+        branch, method = chosen[0]
+        scale = chart.rows("answer_scale")
+        timing = {"branch": branch, "method": method, "scale": scale[0][0] if scale else None, "dates": [],
+                  **reader.derived("answer_timing", (branch, method))}
+    grave = [v for (v,) in chart.rows("grave_answer")]
+    return {"polarity": polarity, "success": SUCCESS.get(held[0]) if held else None, "timing": timing,
+            "grave": grave, "yongshen": [{"branch": b, "role": str(r)} for b, r in chart.rows("question_yong")],
+            "question": [q for (q,) in chart.rows("question")],
+            "reasons": reasons, **reader.derived("answer", (polarity,))}
 
 
 def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
