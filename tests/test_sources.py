@@ -18,7 +18,7 @@ BOOKS = {"大全": "《六壬大全》課經", "心鏡": "《大六壬心鏡》 
          # docs/corpus) and checked word for word against it by tools/check_book_quotes.py
          "指南卷三": "《六壬指南》卷三", "心鏡卷五": "《大六壬心鏡》卷五", "心鏡卷六": "《大六壬心鏡》卷六",
          "心鏡卷七": "《大六壬心鏡》卷七", "大全卷二": "《六壬大全》卷二", "大全卷三": "《六壬大全》卷三",
-         "指南卷二": "《六壬指南》卷二", "大全卷九": "《六壬大全》卷九", "大全卷十": "《六壬大全》卷十",
+         "指南卷二": "《六壬指南》卷二", "指南卷一": "《六壬指南》卷一", "大全卷九": "《六壬大全》卷九", "大全卷十": "《六壬大全》卷十",
          "大全卷十二": "《六壬大全》卷十二"}
 
 
@@ -102,7 +102,14 @@ REVIEWED = {
     "judge.void": "逢墓空", "judge.bifa": "課體", "judge.leishen_seat": "將神之司",
     "judge.leishen_strength": "衰旺", "judge.leishen_void": "空刑", "judge.spirit_gan": "日辰", "judge.spirit_zhi": "日辰", "judge.leishen_over_seat": "下克", "judge.overcomes_stem": "克乾", "judge.trine": "三六合",
     "judge.bifa_concerns": "課體", "judge.lianru_name": "連茹", "judge.trine_day": "三六合", "judge.book_keti": "課體",
-    "judge.yong_meets": "刑害", "judge.upper_stage": "日辰虛實", "judge.uppers_punish": "彼我幹支害合論",
+    "judge.yong_meets": "刑害",
+    # the answer (kb/judgement/question.dl, answer.dl)
+    "answer.grave": "死生看", "answer.phase": "先凶後吉", "answer.undecided": "休囚發用皆主憂",
+    "phase.bad_end_general": "末遇凶神", "phase.bad_end_void": "空亡",
+    "question.by_general": "於三傳中見其用神", "question.by_kin": "於三傳中見其用神", "question.by_mark": "馬為",
+    "question.default": "百事三傳見類神", "question.named": "象義不同",
+    "weigh.de_jiu": "徳神", "weigh.holds": "旺相、相生", "weigh.relief": "解厄", "weigh.verdict": "格凶定當以凶斷",
+    "judge.upper_stage": "日辰虛實", "judge.uppers_punish": "彼我幹支害合論",
 }
 
 # Rules with no seed line that states them; a line they once cited said something else.

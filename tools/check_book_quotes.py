@@ -12,7 +12,7 @@ import re
 import sys
 from pathlib import Path
 
-FILES = {"指南卷二": "lrzn/text/02-juan02.txt", "指南卷三": "lrzn/text/03-juan03.txt",
+FILES = {"指南卷一": "lrzn/text/01-juan01.txt", "指南卷二": "lrzn/text/02-juan02.txt", "指南卷三": "lrzn/text/03-juan03.txt",
          "心鏡卷五": "lrxj/text/05-juan05.txt", "心鏡卷六": "lrxj/text/06-juan06.txt",
          "心鏡卷七": "lrxj/text/07-juan07.txt", "大全卷二": "lrdq/text/02-juan02.txt",
          "大全卷三": "lrdq/text/03-juan03.txt", "大全卷九": "lrdq/text/09-juan09.txt",
