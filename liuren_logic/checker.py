@@ -16,6 +16,7 @@ from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
+from .defeasible import Defeat, expand
 from .errors import KBError, Position, Problem
 
 OPEN_KINDS = {"any", "int", "text"}
@@ -32,6 +33,7 @@ class Program:
     rules: list[S.Rule] = field(default_factory=list)
     members: dict[str, frozenset | None] = field(default_factory=dict)
     dependencies: Digraph = field(default_factory=Digraph)
+    defeat: Optional[Defeat] = None  # what the compilation of its defeasible rules made (defeasible.py)
     _moving: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, moving())
     _strata: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, stratum_of())
 
@@ -152,10 +154,12 @@ class _Checker:
         yield from _body_atoms(rule.body)
 
     def atom(self, atom: S.Atom, kinds: dict, computed: bool = False) -> None:
-        """Check an atom against its declaration; ``computed``: a rule's head, whose arguments may be arithmetic."""
-        decl = self.program.preds.get(atom.pred)
+        """Check an atom against its declaration (``~p(…)``'s is p's); ``computed``: a rule's head, whose
+        arguments may be arithmetic."""
+        decl = self.program.preds.get(S.base(atom.pred))
         if decl is None:
-            self.report(atom.pos, f"undeclared predicate {atom.pred}{self.suggest(atom.pred, self.program.preds)}")
+            name = S.base(atom.pred)
+            self.report(atom.pos, f"undeclared predicate {name}{self.suggest(name, self.program.preds)}")
             return
         if decl.arity != len(atom.args):
             self.report(atom.pos, f"{atom.pred} takes {decl.arity} argument{'s' * (decl.arity != 1)} "
@@ -272,8 +276,12 @@ class _Checker:
             for literal, negative in _dependencies(rule.body):
                 if negative and component_of.get(literal.pred) == head:
                     cycle = self.cycle(literal.pred, rule.head.pred)
-                    self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
-                                "(the program cannot be stratified)")
+                    if "·" in cycle:
+                        self.report(literal.pos, f"a cycle through defeat: {cycle} (a conclusion's attackers "
+                                    "read the conclusion itself; the theory cannot be stratified)")
+                    else:
+                        self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
+                                    "(the program cannot be stratified)")
 
     def cycle(self, start: str, end: str) -> str:
         return _cycle(self.program.dependencies, start, end)
@@ -360,11 +368,15 @@ def _dependencies(body, negative: bool = False):
             yield from _dependencies(literal.body, True)
 
 
-def check(modules: list[S.Module]) -> Program:
-    """Check modules together; return the program or raise :class:`KBError` listing every problem."""
+def check(modules: list[S.Module], policy: str = "blocking") -> Program:
+    """Check modules together, their defeasible rules compiled under ``policy`` (ambiguity
+    ``blocking`` or ``propagating``, :mod:`.defeasible`); return the program or raise
+    :class:`KBError` listing every problem."""
     checker = _Checker(modules)
     checker.declarations()
     checker.clauses()
+    if not checker.problems:
+        checker.problems += expand(checker.program, policy)
     if not checker.problems:
         checker.recursion()
     if checker.problems:
