@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
-from .defeasible import Defeat, expand
+from .defeasible import Defeat, describe, expand
 from .errors import KBError, Position, Problem
 
 OPEN_KINDS = {"any", "int", "text"}
@@ -277,14 +277,26 @@ class _Checker:
                 if negative and component_of.get(literal.pred) == head:
                     cycle = self.cycle(literal.pred, rule.head.pred)
                     if "·" in cycle:
-                        self.report(literal.pos, f"a cycle through defeat: {cycle} (a conclusion's attackers "
-                                    "read the conclusion itself; the theory cannot be stratified)")
+                        self.defeat_cycle(literal.pred, rule.head.pred)
                     else:
                         self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
                                     "(the program cannot be stratified)")
 
     def cycle(self, start: str, end: str) -> str:
         return _cycle(self.program.dependencies, start, end)
+
+    def defeat_cycle(self, start: str, end: str) -> None:
+        """A cycle through the defeat of a defeasible conclusion, at the user's rule that reads the
+        conclusion (a compiled rule's place is its origin's, not the cycle's)."""
+        graph = self.program.dependencies
+        path = shortest_path(graph, end, start) + [end] if start != end else [start, end]
+        edges = list(zip(path, path[1:]))
+        reading = next(((a, b) for a, b in edges if b.startswith("app·")), edges[-1])
+        at = Position(*graph.get_edge_data(*reading)["at"])
+        message = ("a cycle through defeat: " + " → ".join(map(describe, path)) +
+                   " (a conclusion's attack reads the conclusion itself; the theory cannot be stratified)")
+        if not any(p.position == at and p.message == message for p in self.problems):  # one cycle, many literals
+            self.report(at, message)
 
 def _cycle(graph: Digraph, start: str, end: str) -> str:
     path = shortest_path(graph, end, start) if start != end else [start]
@@ -327,7 +339,12 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
     compiler puts the recursive atoms first; a cycle of three or more relations, so the
-    engine derives it round by round.)"""
+    engine derives it round by round.) Defeasible rules it is not given: one problem, at the first."""
+    if program.defeat is not None:
+        first = min((r for rules in program.defeat.rules.values() for r in rules), key=lambda r: r.at, default=None)
+        at = first.pos if first is not None else next(p for m in program.modules for p in m.prefers).pos
+        return [_problem(program, at, "the pyDatalog engine does not evaluate defeasible rules (@default, "
+                         "@defeater, @prefer, ~p): use the bottom-up engine")]
     return warnings(program)
 
 

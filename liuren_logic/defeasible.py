@@ -64,6 +64,18 @@ def _supporting(rule_id: str) -> str:
     return "sup·" + rule_id
 
 
+_READINGS = (("app·", "rule {}"), ("sup·", "the support of rule {}"), ("outranked·", "a rule preferred to {}"),
+             ("beaten·", "the attack on {}"), ("Δ·", "definitely {}"), ("Σ·", "supported {}"))
+
+
+def describe(relation: str) -> str:
+    """A compiled relation as a reader of the checker's messages knows it (``app·r`` → ``rule r``)."""
+    for prefix, reading in _READINGS:
+        if relation.startswith(prefix):
+            return reading.format(relation.removeprefix(prefix))
+    return relation
+
+
 @dataclass
 class Defeat:
     """What the compilation made of a program's defeasible rules: the policy, the defeasible
