@@ -208,9 +208,9 @@ class _Builder:
             literals = [name, "~" + name] if name in defeat.predicates else [name]
             for literal in literals:
                 if literal[0] == "~":
-                    self.declare(literal, name, "非", "not ")
-                self.declare(definite(literal), name, "確", "definitely ")
-                self.declare(supported(literal), name, "有據", "supported: ")
+                    self.declare(literal, literal, "", "")
+                self.declare(definite(literal), literal, "確：", "definitely: ")
+                self.declare(supported(literal), literal, "有據：", "supported: ")
         facts = [f for f in program.facts if S.base(f.head.pred) in defeat.tainted]
         program.facts += [self.renamed(f, definite(f.head.pred)) for f in facts]
         for index, rule in enumerate(program.rules):
@@ -233,9 +233,13 @@ class _Builder:
                 self.generic(supported(name), [definite(name)], (), name, name + "·supported")
         program.rules += self.added
 
-    def declare(self, name: str, base: str, zh: str, en: str) -> None:
-        decl = self.program.preds[base]
-        labels = tuple((lang, (zh if lang == "zh" else en) + text) for lang, text in decl.labels)
+    def declare(self, name: str, literal: str, zh: str, en: str) -> None:
+        """Declare a compiled relation over the arguments of ``literal``'s predicate, its labels the
+        literal's (``~p``: 非…, not …) after ``zh`` or ``en``."""
+        decl = self.program.preds[S.base(literal)]
+        negated = literal[0] == "~"
+        labels = tuple((lang, (zh if lang == "zh" else en) + ("非" if lang == "zh" else "not ") * negated + text)
+                       for lang, text in decl.labels)
         self.program.preds[name] = replace(decl, name=name, labels=labels, input=False)
 
     @staticmethod
@@ -252,8 +256,8 @@ class _Builder:
     def defeasible(self, index: int, rule: S.Rule) -> None:
         """A user's rule for a defeasible literal: renamed to its applicability (in place), with its
         support beside it, and declared."""
-        for name, zh, en in ((applicable(rule.id), "可用：", "applicable: "), (_supporting(rule.id), "有據：", "supported: ")):
-            self.declare(name, S.base(rule.head.pred), zh, en)
+        for name, zh, en in ((applicable(rule.id), "可用：", "a rule applies: "), (_supporting(rule.id), "有據：", "supported: ")):
+            self.declare(name, rule.head.pred, zh, en)
         self.program.rules[index] = self.renamed(rule, applicable(rule.id))
         self.added.append(replace(self.renamed(rule, _supporting(rule.id)), body=self.mapped(rule.body, supported),
                                   id=rule.id + "·supported"))
@@ -267,23 +271,23 @@ class _Builder:
         live = _supporting if defeat.policy == PROPAGATING else applicable
         self.generic(literal, [definite(literal)], (), base, literal + "·definite")
         if attackers:
-            self.declare(beaten(literal), base, "受制：", "beaten: ")
+            self.declare(beaten(literal), literal, "受制：", "beaten: ")
         for rule in own:
             if rule.kind == S.DEFEATER:
                 continue
             negated = [definite(S.strong(literal))] * complement_definite + [beaten(literal)] * bool(attackers)
-            self.generic(literal, [applicable(rule.id)], negated, rule, rule.id + "·wins", " wins", "勝")
+            self.generic(literal, [applicable(rule.id)], negated, rule, rule.id + "·wins", " (prevails)", "（勝）")
             self.generic(supported(literal), [_supporting(rule.id)], (), rule, rule.id + "·supports")
         self.generic(supported(literal), [definite(literal)], (), base, supported(literal) + "·definite")
         for attacker in attackers:
             answers = [p for p in defeat.prefers.get(attacker.id, [])
                        if any(r.id == p.superior and r.kind != S.DEFEATER for r in own)]
             if answers:
-                self.declare(outranked(attacker.id), base, "被勝：", "outranked: ")
+                self.declare(outranked(attacker.id), attacker.head.pred, "被勝：", "outranked: ")
                 self.generic(beaten(literal), [live(attacker.id)], [outranked(attacker.id)], attacker,
-                             attacker.id + "·attacks", " attacks", "攻")
+                             attacker.id + "·attacks", " (attacks)", "（攻）")
             else:
-                self.generic(beaten(literal), [live(attacker.id)], (), attacker, attacker.id + "·attacks", " attacks", "攻")
+                self.generic(beaten(literal), [live(attacker.id)], (), attacker, attacker.id + "·attacks", " (attacks)", "（攻）")
             for prefer in answers:
                 self.generic(outranked(attacker.id), [applicable(prefer.superior), live(attacker.id)], (), prefer,
                              prefer.id)

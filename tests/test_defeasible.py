@@ -192,3 +192,18 @@ def test_a_program_without_defeasible_rules_is_unchanged():
     text = "@pred e(a: any, b: any). @pred t(a: any, b: any).\ne(1, 2).\nt(X, Y) :- e(X, Y).\n"
     program = check([parse(text, "plain.dl")])
     assert program.defeat is None and [r.head.pred for r in program.rules] == ["t"]
+
+
+def test_a_snapshot_compiles_the_defeasible_rules_again(tmp_path):
+    """A warm start reads the checked modules and their compiled rules from a snapshot: the rules
+    their defeasible rules compile to are made again, and answer as the fresh load does."""
+    from liuren_logic import snapshot
+    from liuren_logic.school import _load_afresh
+
+    sources = [("birds.dl", BIRDS.encode()), ("more.dl", b"@pred walks(x: any).\nwalks(X) :- ~flies(X).\n")]
+    fresh = _load_afresh(sources)
+    decoded = snapshot._decode(snapshot._encode(fresh), sources)
+    assert [str(r) for r in decoded.prepared.program.rules] == [str(r) for r in fresh.prepared.program.rules]
+    engine = Materialisation(KnowledgeBase(decoded.prepared.program, prepared=decoded.prepared, static=decoded.static))
+    assert engine.query("walks", [None]) == [("opus",)]
+    assert Explainer(engine).why("walks", ["opus"]).number_of_nodes() > 5
