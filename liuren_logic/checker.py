@@ -266,10 +266,13 @@ class _Checker:
     def recursion(self) -> None:
         graph = self.program.dependencies
         graph.add_nodes_from(self.program.preds)
+        estimates = self.program.defeat.estimates if self.program.defeat else {}
         for rule in self.program.rules:
             for literal, negative in _dependencies(rule.body):
                 previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
                 graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, at=literal.at)
+                if literal.pred in estimates:  # a cycle through defeat: one group, derived by an alternating fixpoint
+                    graph.add_edge(estimates[literal.pred], rule.head.pred, negative=True, at=literal.at)
         component_of = self.program.stratum_of()
         for rule in self.program.rules:
             head = component_of.get(rule.head.pred)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from . import syntax as S
-from .digraph import Digraph, shortest_path
+from .digraph import Digraph, components, shortest_path
 from .errors import Position, Problem
 
 BLOCKING, PROPAGATING = "blocking", "propagating"
@@ -64,6 +64,12 @@ def _supporting(rule_id: str) -> str:
     return "sup·" + rule_id
 
 
+def estimate(pred: str) -> str:
+    """The relation a negation of ``pred`` reads inside a cycle through defeat: the estimate of
+    ``pred`` the alternating fixpoint holds fixed while it derives the cycle's relations."""
+    return "est·" + pred
+
+
 _READINGS = (("app·", "rule {}"), ("sup·", "the support of rule {}"), ("outranked·", "a rule preferred to {}"),
              ("beaten·", "the attack on {}"), ("Δ·", "definitely {}"), ("Σ·", "supported {}"))
 
@@ -87,6 +93,7 @@ class Defeat:
     tainted: frozenset = frozenset()
     rules: dict = field(default_factory=dict)  # literal → the user's rules for it (all kinds)
     prefers: dict = field(default_factory=dict)  # inferior rule id → [S.Prefer]
+    estimates: dict = field(default_factory=dict)  # est·q → q, in the cycles through defeat
 
     def definite(self, pred: str) -> str:
         """The relation of +Δ ``pred`` (``pred`` itself where nothing defeasible reaches it)."""
@@ -124,6 +131,7 @@ def expand(program, policy: str = BLOCKING) -> list[Problem]:
         by_inferior.setdefault(prefer.inferior, []).append(prefer)
     defeat = program.defeat = Defeat(policy, frozenset(defeasible), frozenset(tainted), by_literal, by_inferior)
     _Builder(program, defeat).build()
+    _estimate_cycles(program, defeat)
     return []
 
 
@@ -158,6 +166,43 @@ def _problems(program, prefers: list, defeasible: set) -> list[Problem]:
             report(decl.at, f"{name} is an input relation: its facts come at run time, so it cannot be defeasible "
                    "(conclude another relation from it)")
     return found
+
+
+def _estimate_cycles(program, defeat: Defeat) -> None:
+    """Make each group of mutually recursive relations with a negation inside it and a compiled
+    relation among them (a cycle through defeat) read its negations of its own relations from
+    their estimates (``est·q``), declared: the engine derives the group by an alternating fixpoint
+    (docs/defeasible.md). The rules keep their places; a group without a compiled relation is left
+    for the checker to refuse."""
+    graph = Digraph()
+    graph.add_nodes_from(program.preds)
+    for rule in program.rules:
+        for atom in _atoms(rule.body):
+            graph.add_edge(atom.pred, rule.head.pred)
+    group_of = {pred: k for k, members in enumerate(components(graph)) for pred in members}
+    cyclic = set()
+    for rule in program.rules:
+        for literal in rule.body:
+            if isinstance(literal, S.Negation) and group_of[literal.atom.pred] == group_of[rule.head.pred]:
+                cyclic.add(group_of[rule.head.pred])
+    cyclic = {k for k in cyclic if any("·" in p for p, g in group_of.items() if g == k)}
+    if not cyclic:
+        return
+    for index, rule in enumerate(program.rules):
+        group = group_of[rule.head.pred]
+        if group not in cyclic:
+            continue
+        body = []
+        for literal in rule.body:
+            if isinstance(literal, S.Negation) and group_of[literal.atom.pred] == group:
+                pred = literal.atom.pred
+                if estimate(pred) not in program.preds:
+                    program.preds[estimate(pred)] = replace(program.preds[pred], name=estimate(pred), input=False)
+                defeat.estimates[estimate(pred)] = pred
+                literal = replace(literal, atom=replace(literal.atom, pred=estimate(pred)))
+            body.append(literal)
+        if any(a is not b for a, b in zip(body, rule.body)):
+            program.rules[index] = replace(rule, body=tuple(body))
 
 
 def _suggest(name: str, known) -> str:

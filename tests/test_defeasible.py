@@ -137,6 +137,34 @@ q() :- p().
     assert materialise(text, "propagating").query("Σ·q", []) == [()]
 
 
+CYCLE = """@pred answer(c: any, v: any) en "{c}: {v}". @pred good(c: any). @pred p(). @pred r().
+good(1). r().
+@default t.cheng en "good is 成".
+answer(C, 成) :- good(C).
+@default t.xiong en "good is 凶 too".
+answer(C, 凶) :- good(C).
+@defeater t.block en "成 blocks 凶".
+~answer(C, 凶) :- answer(C, 成).
+@default t.p.
+p() :- r().
+@defeater t.self.
+~p() :- p().
+"""
+
+
+def test_a_cycle_through_defeat_is_derived_by_the_alternating_fixpoint():
+    """answer attacks itself through t.block (no stratification of the relations), though no ground
+    conclusion attacks itself: 成 stands and blocks 凶. p is attacked by a defeater that applies when p
+    is proven: neither proven nor refuted, it is undecided (its estimate holds it, the relation not)."""
+    engine = materialise(CYCLE)
+    assert engine.query("answer", [None, None]) == [(1, "成")]
+    assert engine.query("p", []) == [] and engine.query("est·beaten·p", []) == [()]
+    graph = Explainer(engine).why_not("answer", [1, "凶"])
+    assert "t.block" in {attrs.get("rule") for _, attrs in graph.nodes(data=True)}
+    undecided = Explainer(engine).why_not("p", [])
+    assert any(attrs.get("undecided") for _, attrs in undecided.nodes(data=True))
+
+
 def test_the_derivation_of_a_defeasible_conclusion_names_the_rule_it_defeated():
     engine = materialise(BIRDS)
     graph = Explainer(engine).why("~flies", ["opus"])
@@ -164,8 +192,6 @@ def test_why_not_names_the_rule_that_beats_it():
                                                   "zoo.penguin', not '>='"),
     (BIRDS + "@pred walks(x: any).\nwalks(X) :- bird(X), ~nests(X).\n",
      "bad.dl:13:22: ~nests(X) can never hold: no fact, strict or @default rule concludes ~nests"),
-    (BIRDS + "@default zoo.loop.\nflies(X) :- bird(X), ~flies(X).\n",
-     "bad.dl:13:22: a cycle through defeat: ~flies → rule zoo.loop → the attack on ~flies → ~flies"),
     (BIRDS.replace('penguin".', 'penguin" input.') + "@default zoo.in.\n~penguin(X) :- bird(X).\n",
      "penguin is an input relation: its facts come at run time, so it cannot be defeasible"),
     (BIRDS + "@default zoo.orphan.\n", "bad.dl:12:1: @default zoo.orphan is not followed by a rule"),
