@@ -16,6 +16,7 @@ from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
+from .defeasible import Defeat, describe, expand
 from .errors import KBError, Position, Problem
 
 OPEN_KINDS = {"any", "int", "text"}
@@ -32,6 +33,7 @@ class Program:
     rules: list[S.Rule] = field(default_factory=list)
     members: dict[str, frozenset | None] = field(default_factory=dict)
     dependencies: Digraph = field(default_factory=Digraph)
+    defeat: Optional[Defeat] = None  # what the compilation of its defeasible rules made (defeasible.py)
     _moving: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, moving())
     _strata: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, stratum_of())
 
@@ -152,10 +154,12 @@ class _Checker:
         yield from _body_atoms(rule.body)
 
     def atom(self, atom: S.Atom, kinds: dict, computed: bool = False) -> None:
-        """Check an atom against its declaration; ``computed``: a rule's head, whose arguments may be arithmetic."""
-        decl = self.program.preds.get(atom.pred)
+        """Check an atom against its declaration (``~p(…)``'s is p's); ``computed``: a rule's head, whose
+        arguments may be arithmetic."""
+        decl = self.program.preds.get(S.base(atom.pred))
         if decl is None:
-            self.report(atom.pos, f"undeclared predicate {atom.pred}{self.suggest(atom.pred, self.program.preds)}")
+            name = S.base(atom.pred)
+            self.report(atom.pos, f"undeclared predicate {name}{self.suggest(name, self.program.preds)}")
             return
         if decl.arity != len(atom.args):
             self.report(atom.pos, f"{atom.pred} takes {decl.arity} argument{'s' * (decl.arity != 1)} "
@@ -262,21 +266,40 @@ class _Checker:
     def recursion(self) -> None:
         graph = self.program.dependencies
         graph.add_nodes_from(self.program.preds)
+        estimates = self.program.defeat.estimates if self.program.defeat else {}
         for rule in self.program.rules:
             for literal, negative in _dependencies(rule.body):
                 previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
                 graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, at=literal.at)
+                if literal.pred in estimates:  # a cycle through defeat: one group, derived by an alternating fixpoint
+                    graph.add_edge(estimates[literal.pred], rule.head.pred, negative=True, at=literal.at)
         component_of = self.program.stratum_of()
         for rule in self.program.rules:
             head = component_of.get(rule.head.pred)
             for literal, negative in _dependencies(rule.body):
                 if negative and component_of.get(literal.pred) == head:
                     cycle = self.cycle(literal.pred, rule.head.pred)
-                    self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
-                                "(the program cannot be stratified)")
+                    if "·" in cycle:
+                        self.defeat_cycle(literal.pred, rule.head.pred)
+                    else:
+                        self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
+                                    "(the program cannot be stratified)")
 
     def cycle(self, start: str, end: str) -> str:
         return _cycle(self.program.dependencies, start, end)
+
+    def defeat_cycle(self, start: str, end: str) -> None:
+        """A cycle through the defeat of a defeasible conclusion, at the user's rule that reads the
+        conclusion (a compiled rule's place is its origin's, not the cycle's)."""
+        graph = self.program.dependencies
+        path = shortest_path(graph, end, start) + [end] if start != end else [start, end]
+        edges = list(zip(path, path[1:]))
+        reading = next(((a, b) for a, b in edges if b.startswith("app·")), edges[-1])
+        at = Position(*graph.get_edge_data(*reading)["at"])
+        message = ("a cycle through defeat: " + " → ".join(map(describe, path)) +
+                   " (a conclusion's attack reads the conclusion itself; the theory cannot be stratified)")
+        if not any(p.position == at and p.message == message for p in self.problems):  # one cycle, many literals
+            self.report(at, message)
 
 def _cycle(graph: Digraph, start: str, end: str) -> str:
     path = shortest_path(graph, end, start) if start != end else [start]
@@ -319,7 +342,12 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
     compiler puts the recursive atoms first; a cycle of three or more relations, so the
-    engine derives it round by round.)"""
+    engine derives it round by round.) Defeasible rules it is not given: one problem, at the first."""
+    if program.defeat is not None:
+        first = min((r for rules in program.defeat.rules.values() for r in rules), key=lambda r: r.at, default=None)
+        at = first.pos if first is not None else next(p for m in program.modules for p in m.prefers).pos
+        return [_problem(program, at, "the pyDatalog engine does not evaluate defeasible rules (@default, "
+                         "@defeater, @prefer, ~p): use the bottom-up engine")]
     return warnings(program)
 
 
@@ -360,11 +388,15 @@ def _dependencies(body, negative: bool = False):
             yield from _dependencies(literal.body, True)
 
 
-def check(modules: list[S.Module]) -> Program:
-    """Check modules together; return the program or raise :class:`KBError` listing every problem."""
+def check(modules: list[S.Module], policy: str = "blocking") -> Program:
+    """Check modules together, their defeasible rules compiled under ``policy`` (ambiguity
+    ``blocking`` or ``propagating``, :mod:`.defeasible`); return the program or raise
+    :class:`KBError` listing every problem."""
     checker = _Checker(modules)
     checker.declarations()
     checker.clauses()
+    if not checker.problems:
+        checker.problems += expand(checker.program, policy)
     if not checker.problems:
         checker.recursion()
     if checker.problems:

@@ -1,0 +1,235 @@
+"""Defeasible logic in the KB language (docs/defeasible.md): the suite's defeasible cases, the
+checker's located errors, and derivations that name the rules a conclusion defeated.
+
+The conformance cases run as the core ones do (tests/defeasible_conformance.py): the case files over
+100 KB (the strict-only forms of po3–po5, ranpo, access1, hmmer and lubm) are read only when the
+engines' comparisons are selected alone (``pytest -m engines``) or LIUREN_CONFORMANCE=all is set.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
+from conftest import engines_in_full  # noqa: E402
+from defeasible_conformance import HEAVY, OTHER_SEMANTICS, defeasible_cases, run  # noqa: E402
+
+from liuren_logic.checker import check  # noqa: E402
+from liuren_logic.engine import PyDatalog  # noqa: E402
+from liuren_logic.errors import KBError  # noqa: E402
+from liuren_logic.evaluate import Materialisation  # noqa: E402
+from liuren_logic.parser import parse  # noqa: E402
+from liuren_logic.program import KnowledgeBase  # noqa: E402
+from liuren_logic.provenance import Explainer  # noqa: E402
+
+
+def pytest_generate_tests(metafunc):
+    if "case" not in metafunc.fixturenames:
+        return
+    every = engines_in_full(metafunc.config) or os.environ.get("LIUREN_CONFORMANCE") == "all"
+    metafunc.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}")
+                                  for folder, case in defeasible_cases(None if every else HEAVY)])
+
+
+@pytest.mark.engines
+def test_defeasible_case(case):
+    outcome, detail = run(case)
+    if outcome == "unsupported":
+        pytest.xfail(detail)
+    if case.name in OTHER_SEMANTICS:
+        assert outcome == "other", f"{case.name} was expected to differ ({OTHER_SEMANTICS[case.name]}): {outcome}"
+        pytest.xfail(OTHER_SEMANTICS[case.name] + f" ({detail})")
+    assert outcome == "pass", detail
+
+
+BIRDS = """\
+@pred bird(x: any) en "{x} is a bird". @pred penguin(x: any) en "{x} is a penguin".
+@pred flies(x: any) en "{x} flies". @pred nests(x: any).
+bird(tweety). penguin(opus).
+@rule zoo.penguin_bird en "a penguin is a bird" source "zoology".
+bird(X) :- penguin(X).
+@default zoo.fly en "a bird flies" source "Tweety's rule".
+flies(X) :- bird(X).
+@default zoo.penguin en "a penguin does not fly" source "the penguin's rule".
+~flies(X) :- penguin(X).
+@prefer zoo.penguin > zoo.fly en "the penguin is the more specific" source "specificity".
+nests(X) :- flies(X).
+"""
+
+
+def materialise(text: str, policy: str = "blocking") -> Materialisation:
+    return Materialisation(KnowledgeBase(check([parse(text, "birds.dl")], policy)))
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(KBError) as error:
+        check([parse(text, "bad.dl")])
+    return [str(p) for p in error.value.problems]
+
+
+def test_superiority_decides_and_strong_negation_is_a_relation():
+    engine = materialise(BIRDS)
+    assert engine.query("flies", [None]) == [("tweety",)]
+    assert engine.query("~flies", [None]) == [("opus",)]
+    assert engine.query("nests", [None]) == [("tweety",)]  # a strict rule reads what is defeasibly proven
+    assert engine.query("Δ·flies", [None]) == []  # nothing about flying is definite
+
+
+def test_without_the_superiority_both_are_blocked_and_supported():
+    engine = materialise(BIRDS.replace("@prefer zoo.penguin > zoo.fly", "% no preference"))
+    assert engine.query("flies", ["opus"]) == [] and engine.query("~flies", ["opus"]) == []
+    assert engine.query("Σ·flies", ["opus"]) == [("opus",)] and engine.query("Σ·~flies", ["opus"]) == [("opus",)]
+    assert engine.query("flies", ["tweety"]) == [("tweety",)]
+
+
+def test_a_defeater_blocks_and_concludes_nothing():
+    text = BIRDS + '@pred hurt(x: any).\nhurt(tweety).\n@defeater zoo.hurt en "a hurt bird may not fly".\n' \
+                   "~flies(X) :- hurt(X).\n"
+    engine = materialise(text)
+    assert engine.query("flies", [None]) == []  # tweety's flying is blocked …
+    assert engine.query("~flies", [None]) == [("opus",)]  # … and not refuted
+
+
+def test_a_definite_complement_wins_over_any_default():
+    text = BIRDS + "@rule zoo.stone.\n~flies(X) :- bird(X), X = tweety.\n"
+    engine = materialise(text)
+    assert engine.query("Δ·~flies", [None]) == [("tweety",)]
+    assert engine.query("flies", [None]) == []
+    assert engine.query("~flies", [None]) == [("opus",), ("tweety",)]
+
+
+def test_team_defeat_needs_every_attacker_outranked():
+    text = """@pred p(x: any). @pred a(x: any). @pred b(x: any).
+a(1). b(1).
+@default t.p1.
+p(X) :- a(X).
+@default t.p2.
+p(X) :- b(X).
+@default t.n1.
+~p(X) :- a(X).
+@default t.n2.
+~p(X) :- b(X).
+@prefer t.p1 > t.n1.
+@prefer t.p2 > t.n2.
+"""
+    assert materialise(text).query("p", [None]) == [(1,)]  # each attacker is beaten by a different rule of the team
+    weaker = text.replace("@prefer t.p2 > t.n2.", "")
+    assert materialise(weaker).query("p", [None]) == []  # t.n2 stands unanswered
+    assert materialise(weaker).query("~p", [None]) == []  # and t.p1, t.p2 answer its side
+
+
+def test_blocking_and_propagating_differ_on_an_ambiguous_attacker():
+    text = """@pred p(). @pred a(). @pred q().
+@default t.r1.
+p().
+@default t.r2.
+a().
+@default t.r3.
+~a().
+@default t.r4.
+~p() :- a().
+@default t.r5.
+q() :- p().
+"""
+    assert materialise(text, "blocking").query("q", []) == [()]
+    assert materialise(text, "propagating").query("q", []) == []
+    assert materialise(text, "propagating").query("Σ·q", []) == [()]
+
+
+CYCLE = """@pred answer(c: any, v: any) en "{c}: {v}". @pred good(c: any). @pred p(). @pred r().
+good(1). r().
+@default t.cheng en "good is 成".
+answer(C, 成) :- good(C).
+@default t.xiong en "good is 凶 too".
+answer(C, 凶) :- good(C).
+@defeater t.block en "成 blocks 凶".
+~answer(C, 凶) :- answer(C, 成).
+@default t.p.
+p() :- r().
+@defeater t.self.
+~p() :- p().
+"""
+
+
+def test_a_cycle_through_defeat_is_derived_by_the_alternating_fixpoint():
+    """answer attacks itself through t.block (no stratification of the relations), though no ground
+    conclusion attacks itself: 成 stands and blocks 凶. p is attacked by a defeater that applies when p
+    is proven: neither proven nor refuted, it is undecided (its estimate holds it, the relation not)."""
+    engine = materialise(CYCLE)
+    assert engine.query("answer", [None, None]) == [(1, "成")]
+    assert engine.query("p", []) == [] and engine.query("est·beaten·p", []) == [()]
+    graph = Explainer(engine).why_not("answer", [1, "凶"])
+    assert "t.block" in {attrs.get("rule") for _, attrs in graph.nodes(data=True)}
+    undecided = Explainer(engine).why_not("p", [])
+    assert any(attrs.get("undecided") for _, attrs in undecided.nodes(data=True))
+
+
+def test_the_derivation_of_a_defeasible_conclusion_names_the_rule_it_defeated():
+    engine = materialise(BIRDS)
+    graph = Explainer(engine).why("~flies", ["opus"])
+    rules = {attrs["rule"]: attrs for _, attrs in graph.nodes(data=True) if attrs["kind"] == "rule"}
+    assert "zoo.penguin·wins" in rules  # the winning rule …
+    assert "zoo.penguin" in rules  # … applied: its body
+    prefer = rules["zoo.penguin>zoo.fly"]  # the superiority that outranked the attacker, with its source
+    assert prefer["source"] == "specificity"
+    assert "zoo.fly" in rules  # the defeated rule, applicable: its body shown
+    assert any(attrs["kind"] == "fact" and attrs["text"] == "penguin(opus)" for _, attrs in graph.nodes(data=True))
+
+
+def test_why_not_names_the_rule_that_beats_it():
+    graph = Explainer(materialise(BIRDS)).why_not("flies", ["opus"])
+    rules = {attrs["rule"] for _, attrs in graph.nodes(data=True) if attrs["kind"] in ("rule", "fail")}
+    assert {"zoo.fly·wins", "zoo.penguin·attacks", "zoo.penguin"} <= rules
+
+
+@pytest.mark.parametrize("text, message", [
+    (BIRDS + "@prefer zoo.pengiun > zoo.fly.\n", "bad.dl:12:9: @prefer names zoo.pengiun, which is no rule's id "
+                                                "(did you mean zoo.penguin?)"),
+    (BIRDS + "@prefer zoo.fly > zoo.penguin.\n", "bad.dl:12:1: a cycle in @prefer: zoo.fly > zoo.penguin > zoo.fly"),
+    (BIRDS + "@prefer zoo.fly > zoo.fly.\n", "bad.dl:12:1: @prefer zoo.fly > zoo.fly: a rule cannot be superior"),
+    (BIRDS + "@prefer zoo.fly >= zoo.penguin.\n", "bad.dl:12:17: a superiority is written '@prefer zoo.fly > "
+                                                  "zoo.penguin', not '>='"),
+    (BIRDS + "@pred walks(x: any).\nwalks(X) :- bird(X), ~nests(X).\n",
+     "bad.dl:13:22: ~nests(X) can never hold: no fact, strict or @default rule concludes ~nests"),
+    (BIRDS.replace('penguin".', 'penguin" input.') + "@default zoo.in.\n~penguin(X) :- bird(X).\n",
+     "penguin is an input relation: its facts come at run time, so it cannot be defeasible"),
+    (BIRDS + "@default zoo.orphan.\n", "bad.dl:12:1: @default zoo.orphan is not followed by a rule"),
+    (BIRDS + "@defeater zoo.bad.\n~flies(X) :- bird(Y).\n", "variable X in the head is not bound by a positive atom"),
+])
+def test_located_errors(text, message):
+    found = problems(text) if "followed" not in message else None
+    if found is None:
+        with pytest.raises(KBError) as error:
+            parse(text, "bad.dl")
+        found = [str(p) for p in error.value.problems]
+    assert any(message in line for line in found), found
+
+
+def test_pydatalog_refuses_defeasible_rules_in_one_line():
+    engine = PyDatalog(KnowledgeBase(check([parse(BIRDS, "birds.dl")])))
+    with pytest.raises(KBError) as error:
+        engine.query("flies", [None])
+    assert len(error.value.problems) == 1
+    assert "the pyDatalog engine does not evaluate defeasible rules" in str(error.value.problems[0])
+
+
+def test_a_program_without_defeasible_rules_is_unchanged():
+    text = "@pred e(a: any, b: any). @pred t(a: any, b: any).\ne(1, 2).\nt(X, Y) :- e(X, Y).\n"
+    program = check([parse(text, "plain.dl")])
+    assert program.defeat is None and [r.head.pred for r in program.rules] == ["t"]
+
+
+def test_a_snapshot_compiles_the_defeasible_rules_again(tmp_path):
+    """A warm start reads the checked modules and their compiled rules from a snapshot: the rules
+    their defeasible rules compile to are made again, and answer as the fresh load does."""
+    from liuren_logic import snapshot
+    from liuren_logic.school import _load_afresh
+
+    sources = [("birds.dl", BIRDS.encode()), ("more.dl", b"@pred walks(x: any).\nwalks(X) :- ~flies(X).\n")]
+    fresh = _load_afresh(sources)
+    decoded = snapshot._decode(snapshot._encode(fresh), sources)
+    assert [str(r) for r in decoded.prepared.program.rules] == [str(r) for r in fresh.prepared.program.rules]
+    engine = Materialisation(KnowledgeBase(decoded.prepared.program, prepared=decoded.prepared, static=decoded.static))
+    assert engine.query("walks", [None]) == [("opus",)]
+    assert Explainer(engine).why("walks", ["opus"]).number_of_nodes() > 5
