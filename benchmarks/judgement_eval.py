@@ -86,7 +86,7 @@ def evaluate(session) -> dict:
         rows.append({"seq": case["seq"], "matter": case["matter"], "want": want, "got": got,
                      "polarity": answer["polarity"] if answer else None, "label": label["polarity"],
                      "when": label["when_branches"], "timing": timing,
-                     "deciding": [r["name"] + "→" + r["points"] for r in answer.get("reasons", [])[:3]] if answer else []})
+                     "deciding": [r["name"].removeprefix("weigh.") + "→" + r["points"] + ("×" if r["outranked_by"] else "") for r in answer.get("reasons", [])[:4]] if answer else []})
     return {"rows": rows, "recall": recall}
 
 

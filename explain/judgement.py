@@ -160,43 +160,56 @@ def judgement_data(chart: "Chart", question: Optional[str] = None, read: Optiona
             "verdicts": read["verdicts"], "timing": read["timing"], "conflicts": read["conflicts"]}
 
 
-SUCCESS = {"成": True, "不成": False}
+def _weighing(chart: "Chart", reader: _Reader) -> list[dict]:
+    """The reasons of the weighing (kb/judgement/answer.dl): each rule for or against ``success`` (or
+    rescue, a defeater) that applies to the chart, with its sentence, rule and line, which way it
+    points (成, 不成, 救), the rule that outranked it (its ``@prefer``'s superior) and the rules it
+    outranked; the reasons of the side that prevailed first, those that outranked most first."""
+    from liuren_logic.defeasible import applicable, outranked
+    from liuren_logic.syntax import DEFEATER
+
+    defeat, reasons = chart.session.program.defeat, []
+    for literal in ("success", "~success"):
+        for rule in defeat.rules.get(literal, []) if defeat else ():
+            if chart.rows(applicable(rule.id)):
+                points = "救" if rule.kind == DEFEATER else "成" if literal == "success" else "不成"
+                by = None
+                if chart.rows(outranked(rule.id)):
+                    by = reader.explainer.chosen(outranked(rule.id), (chart.id,)).rule.rule.id.partition(">")[0]
+                derived = reader.derived(applicable(rule.id), ())
+                reasons.append({"name": rule.id, "points": points, "outranked_by": by, "outranked": [], **derived,
+                                "about": _about(*bindings(reader.explainer.application(
+                                    reader.explainer.chosen(applicable(rule.id), (chart.id,)))).values())})
+    for reason in reasons:
+        if reason["outranked_by"]:
+            next(r for r in reasons if r["name"] == reason["outranked_by"])["outranked"].append(reason["name"])
+    held = "成" if chart.rows("success") else "不成" if chart.rows("~success") else None
+    reasons.sort(key=lambda r: (r["points"] != held, r["outranked_by"] is not None, -len(r["outranked"])))
+    return reasons
 
 
 def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
     """The answer the weighing derived (kb/judgement/answer.dl): its polarity, whether the thing asked
-    happens (None where the weighing could not decide), its one 應期 with its scale, and the reasons
-    it used: the reasons for the outcome that holds, each with what it defeated; where nothing holds,
-    the reasons on both sides that nothing outranks. ``text``: the answer rule's sentence."""
+    happens (None where the weighing could not decide), its one 應期 with its scale, the question
+    and its 用神, any grave words the weighing allows, and the reasons (:func:`_weighing`).
+    ``text``: the answer rule's sentence."""
     rows = chart.rows("answer")
     if not rows:
         return None
-    (polarity,), held = rows[0], [h for (h,) in chart.rows("holds")]
-    defeated: dict[str, list[str]] = {}
-    for winner, loser in chart.rows("defeated"):
-        defeated.setdefault(winner, []).append(loser)
-    if held:
-        used = [(r, h, a) for r, h, a in chart.rows("weighs") if h == held[0]]
-    else:
-        standing = {s for s, _ in chart.rows("standing")}
-        used = [(r, h, a) for r, h, a in chart.rows("weighs") if r in standing]
-    reasons = [{"name": r, "points": h, "about": _about(a), "defeated": defeated.get(r, []),
-                **reader.derived("weighs", (r, h, a))} for r, h, a in used]
-    reasons += [{"name": r, "points": "救", "about": _about(a), "defeated": [], **reader.derived("rescues", (r, a))}
-                for r, a in chart.rows("rescues")]
-    reasons.sort(key=lambda r: (-len(r["defeated"]), r["points"] == "救"))
+    (polarity,) = rows[0]
+    success = True if chart.rows("success") else False if chart.rows("~success") else None
     timing = None
-    chosen = chart.rows("answer_timing")
-    if chosen:
-        branch, method = chosen[0]
+    if chart.rows("answer_timing"):
+        branch, method = chart.rows("answer_timing")[0]
         scale = chart.rows("answer_scale")
         timing = {"branch": branch, "method": method, "scale": scale[0][0] if scale else None, "dates": [],
                   **reader.derived("answer_timing", (branch, method))}
-    grave = [v for (v,) in chart.rows("grave_answer")]
-    return {"polarity": polarity, "success": SUCCESS.get(held[0]) if held else None, "timing": timing,
-            "grave": grave, "yongshen": [{"branch": b, "role": str(r)} for b, r in chart.rows("question_yong")],
+    return {"polarity": polarity, "success": success, "timing": timing,
             "question": [q for (q,) in chart.rows("question")],
-            "reasons": reasons, **reader.derived("answer", (polarity,))}
+            "yongshen": [{"branch": b, "role": str(r), **reader.derived("question_yong", (b, r))}
+                         for b, r in chart.rows("question_yong")],
+            "grave": [v for (v,) in chart.rows("grave_answer")],
+            "reasons": _weighing(chart, reader), **reader.derived("answer", (polarity,))}
 
 
 def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
