@@ -16,6 +16,7 @@ from difflib import get_close_matches
 from typing import TYPE_CHECKING, Optional
 
 from liuren_logic import syntax as S
+from liuren_logic.calendar import next_dates
 from liuren_logic.errors import InputError
 from liuren_logic.labels import ANY, book, cite, fill
 from liuren_logic.provenance import bindings
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 # The order a 斷 reads the kinds in: what stands for the matter, then its state, then the course.
 KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
               "年命", "應期")
-SHOWN = 15  # findings the board lists; --json has them all
 NUMERALS = str.maketrans("一二三四", "1234")
 JOIN = {"zh": "；", "en": "; "}  # between the sentences of a finding one rule derives several times
 WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdict": "斷語", "timing": "應期",
@@ -143,7 +143,8 @@ def reading(chart: "Chart", gloss: bool = True) -> Optional[dict]:
             "answer": _answer(chart, reader)}
     if gloss:
         glosses, known, seen = judgement_glossary(chart.session), known_terms(chart.session), set()
-        for row in read["verdicts"] + [r for group in read["groups"] for r in group] + read["timing"]:
+        answer = [read["answer"], *read["answer"]["reasons"]] if read["answer"] else []
+        for row in answer + read["verdicts"] + [r for group in read["groups"] for r in group] + read["timing"]:
             row["text"]["en"] = gloss_first(row["text"]["en"], glosses, seen, known)
     return read
 
@@ -202,7 +203,10 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
     if chart.rows("answer_timing"):
         branch, method = chart.rows("answer_timing")[0]
         scale = chart.rows("answer_scale")
-        timing = {"branch": branch, "method": method, "scale": scale[0][0] if scale else None, "dates": [],
+        scale = scale[0][0] if scale else None
+        moment = getattr(chart, "moment", None)  # a chart cast from a moment: the next dates the branch names
+        timing = {"branch": branch, "method": method, "scale": scale,
+                  "dates": next_dates(moment, branch, scale) if moment is not None and scale else [],
                   **reader.derived("answer_timing", (branch, method))}
     return {"polarity": polarity, "success": success, "timing": timing,
             "question": [q for (q,) in chart.rows("question")],
@@ -212,59 +216,61 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
             "reasons": _weighing(chart, reader), **reader.derived("answer", (polarity,))}
 
 
+REASONS = 8  # reasons of the answer the board lists; --json has them all
+SIGNS = {"成": "＋", "不成": "－", "救": "救"}
+ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "月": "月", "年": "年"},
+                       "yong": "用神 {branch}（{role}）", "outranked": "——為{n}所勝",
+                       "grave": "重凶：{words}（權衡已斷不成，無救神）", "sep": "、",
+                       "more": "另有所見{n}條（--json 全列）"},
+                "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "月": "month", "年": "year"},
+                       "yong": "用神 {branch} ({role})", "outranked": " — outranked by {n}",
+                       "grave": "grave: {words} (the weighing says no, no rescue met)", "sep": ", ",
+                       "more": "{n} more findings (--json lists them all)"}}
+
+
+def answer_line(answer: dict, lang: str) -> str:
+    """The answer in one line: its sentence (the answer rule's), then its 應期 and scale."""
+    w, timing = ANSWER_WORDS[lang], answer["timing"]
+    line = answer["text"][lang]
+    if timing:
+        dates = w["dates"].format(dates=w["sep"].join(timing["dates"])) if timing["dates"] else ""
+        line += ("。" if lang == "zh" else ". ") + w["timing"].format(
+            branch=timing["branch"], scale=w["scale"].get(timing["scale"], ""), method=timing["method"], dates=dates)
+    return line
+
+
 def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
-    """The board's 斷 (None for a chart cast without a matter): the matter and the question, the
-    verdicts with their rule and line, the first SHOWN findings by weight, a finding one rule derives
-    several times on one row (the generals of the transmissions, of the lessons), its sentences
-    cells the board wraps between, with its rule and book; then the 應期. Each row's first cell
-    asks ``why 斷`` of what it names. Books are named as the output's language names them."""
+    """The board's 斷 (None for a chart cast without a matter): the answer in one line (asking ``why 斷``
+    of it), the matter, the question and its 用神, then at most REASONS reasons the answer used, the
+    side that prevailed first, each with its sign (＋ for, － against, 救 a rescue), its sentence, the
+    reason that outranked it, and its book's line; grave words where the weighing allows them; verdicts
+    that point opposite ways; then how many findings ``--json`` adds."""
     from .board import Cell, Section
 
     read = reading(chart)
     if read is None:
         return None
-    groups, data = read["groups"], judgement_data(chart, options.get("question"), read)
-    w, question, matter = WORDS[lang], options.get("question"), data["matter"]
+    data = judgement_data(chart, options.get("question"), read)
+    w, aw, question, matter, answer = WORDS[lang], ANSWER_WORDS[lang], options.get("question"), data["matter"], data["answer"]
     if lang == "en":  # the matter's English name, from the KB's matter_en
         matter += "".join(f" ({en})" for _, en in chart.session.base.query("matter_en", [matter, None]))
-    rows = [[Cell(f"{w['matter']} {matter}" + (f" · {w['question']} {question}" if question else ""))]]
-    rows += [[Cell(f"{w['verdict']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
-              Cell(f"〔{v['rule']} · {cite(v['source'], lang)}〕")] for v in data["verdicts"]]
+    rows = [[Cell(answer_line(answer, lang), ("斷", answer["polarity"]))]]
+    said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) \
+        + [aw["yong"].format(branch=y["branch"], role=y["role"]) for y in answer["yongshen"]]
+    rows.append([Cell(" · ".join(said))])
+    shown = answer["reasons"][:REASONS]
+    number = {r["name"]: i for i, r in enumerate(shown, 1)}
+    for reason in shown:
+        by = reason["outranked_by"]
+        outranked = aw["outranked"].format(n=number[by]) if by in number else ""
+        rows.append([Cell(f"{number[reason['name']]} {SIGNS[reason['points']]}"),
+                     Cell(reason["text"][lang] + outranked), Cell(f"〔{cite(reason['source'], lang)}〕")])
+    if answer["grave"]:
+        rows.append([Cell(aw["grave"].format(words=aw["sep"].join(answer["grave"])))])
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
-    for group in groups[:SHOWN]:
-        first = group[0]
-        rows.append([Cell(first["kind"], ("斷", first["words"]))] + [Cell(t) for t in _said_once([r["text"][lang] for r in group])]
-                    + [Cell(f"〔{first['rule']} · {book(first['source'], lang)}〕")])
-    if len(data["findings"]) > SHOWN:
-        rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
-    glosses, seen = judgement_glossary(chart.session) if lang == "en" else {}, set()
-    rows.append([Cell(f"{w['timing']}:")] + ([Cell(_timing(t, lang, glosses, seen), ("斷", t["branch"]))
-                                              for t in data["timing"]] or [Cell(w["none"])]))
+    if data["findings"]:
+        rows.append([Cell(aw["more"].format(n=len(data["findings"])))])
     return Section("judgement", w["title"], rows, sep="  ")
-
-
-def _timing(candidate: dict, lang: str, glosses: dict, seen: set) -> str:
-    """An 應期 candidate on the board: 「丑（沖開墓）」; in English with its method glossed at its
-    first use (``seen``: the methods glossed so far), "丑 (沖開墓: the tomb clashed open)"."""
-    branch, method = candidate["branch"], candidate["method"]
-    if lang != "en":
-        return f"{branch}（{method}）"
-    if method in glosses and method not in seen:
-        seen.add(method)
-        return f"{branch} ({method}: {short(glosses[method])})"
-    return f"{branch} ({method})"
-
-
-MATTER_CLAUSE = ("占", "for ")  # how a rule's sentence names the matter it reads: 「占天時，」, "for 天時, "
-
-
-def _said_once(sentences: list[str]) -> list[str]:
-    """A row's sentences with the matter's clause that opens each (「占天時，」) said in the first only."""
-    for comma in ("，", ", "):
-        clause = sentences[0].split(comma, 1)[0] + comma
-        if len(sentences) > 1 and clause.startswith(MATTER_CLAUSE) and all(s.startswith(clause) for s in sentences):
-            return sentences[:1] + [s[len(clause):] for s in sentences[1:]]
-    return sentences
 
 
 ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter（如 --matter 天時）",

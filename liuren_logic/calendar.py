@@ -614,3 +614,33 @@ def _sun_reasons(m: Moment, b: _Basis, lang: str = "en") -> dict[str, str]:
     return {"daytime": f"{'晝' if m.daytime else '夜'}: {rule} at {place}",
             "sunrise": f"日出 {_fmt(m.sunrise)} local (NOAA/Meeus, altitude −0.833°)",
             "sunset": f"日入 {_fmt(m.sunset)} local (NOAA/Meeus, altitude −0.833°)"}
+
+
+def next_dates(m: Moment, branch: str, scale: str, count: int = 3) -> list[str]:
+    """The next ``count`` dates after the moment ``m`` that a branch names at a scale (日 a day
+    whose day branch it is, 月 the 節 that begins a month of that branch, 年 the 立春 that begins a
+    year of it), as ISO dates; a date past 9999 ends the list."""
+    target = BRANCHES.index(branch)
+    if scale == "日":
+        day = m._basis.chart_day
+        ahead = (target - BRANCHES.index(m.day_pillar[1])) % 12 or 12
+        return [(day + timedelta(days=ahead + 12 * k)).isoformat() for k in range(count)]
+    if scale == "月":
+        index = (2 * (target - 2) + 3) % 24  # 寅 begins at 立春 (term 3), 卯 at 驚蟄 (5), … 子 at 大雪 (23)
+        starts = []
+        for year in range(m.year - 1, m.year + count + 2):
+            try:
+                starts.append(_term(year, index).instant)
+            except (OverflowError, ValueError):
+                break
+        return [s.date().isoformat() for s in sorted(s for s in starts if s > m.local)][:count]
+    if scale == "年":
+        first = m.year + ((target - (m.year - 4) % 12) % 12 or 12)  # the year 4 was 甲子
+        dates = []
+        for year in range(first, first + 12 * count, 12):
+            try:
+                dates.append(_term(year, 3).instant.date().isoformat())
+            except (OverflowError, ValueError):
+                break
+        return dates
+    return []
