@@ -209,7 +209,7 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
                   "dates": next_dates(moment, branch, scale) if moment is not None and scale else [],
                   **reader.derived("answer_timing", (branch, method))}
     return {"polarity": polarity, "success": success, "timing": timing,
-            "question": [q for (q,) in chart.rows("question")],
+            "question": [q for (q,) in chart.rows("question")], "named": bool(chart.rows("question_named")),
             "yongshen": [{"branch": b, "role": str(r), **reader.derived("question_yong", (b, r))}
                          for b, r in chart.rows("question_yong")],
             "grave": [v for (v,) in chart.rows("grave_answer")],
@@ -219,11 +219,12 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
 REASONS = 8  # reasons of the answer the board lists; --json has them all
 SIGNS = {"成": "＋", "不成": "－", "救": "救"}
 ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "月": "月", "年": "年"},
-                       "yong": "用神 {branch}（{role}）", "outranked": "——為{n}所勝",
+                       "yong": "用神 {branch}（{role}）", "asked": "所問 {q}{default}", "default": "（默認）", "outranked": "——為{n}所勝",
                        "grave": "重凶：{words}（權衡已斷不成，無救神）", "sep": "、",
                        "more": "另有所見{n}條（--json 全列）"},
                 "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "月": "month", "年": "year"},
-                       "yong": "用神 {branch} ({role})", "outranked": " — outranked by {n}",
+                       "yong": "用神 {branch} ({role})", "asked": "asked: {q}{default}",
+                       "default": " (the matter's default)", "outranked": " — outranked by {n}",
                        "grave": "grave: {words} (the weighing says no, no rescue met)", "sep": ", ",
                        "more": "{n} more findings (--json lists them all)"}}
 
@@ -255,7 +256,8 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     if lang == "en":  # the matter's English name, from the KB's matter_en
         matter += "".join(f" ({en})" for _, en in chart.session.base.query("matter_en", [matter, None]))
     rows = [[Cell(answer_line(answer, lang), ("斷", answer["polarity"]))]]
-    said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) \
+    asked = aw["asked"].format(q=aw["sep"].join(answer["question"]), default="" if answer["named"] else aw["default"])
+    said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) + [asked] \
         + [aw["yong"].format(branch=y["branch"], role=y["role"]) for y in answer["yongshen"]]
     rows.append([Cell(" · ".join(said))])
     shown = answer["reasons"][:REASONS]
@@ -271,6 +273,33 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     if data["findings"]:
         rows.append([Cell(aw["more"].format(n=len(data["findings"])))])
     return Section("judgement", w["title"], rows, sep="  ")
+
+
+WEIGHED = {"zh": {"answer": "此課之斷：{answer}（非{asked}）。所據：", "reason": "{sign} {said}{by}〔{source}〕",
+                  "by": "——為「{winner}」所勝", "none": "此課未占事，無斷"},
+           "en": {"answer": "This chart's answer: {answer} (not {asked}). On these grounds:",
+                  "reason": "{sign} {said}{by} [{source}]", "by": " — outranked by 「{winner}」", "none": "no matter asked"}}
+
+
+def weighing_lines(chart: "Chart", value: Optional[str], lang: str) -> list[str]:
+    """For ``why-not 斷 <answer>`` of an answer the chart does not have: the chart's answer and the
+    reasons of the weighing behind it, the prevailing side first, each with what outranked it (by
+    the outranking reason's sentence) and its book's line. [] when ``value`` is not another answer."""
+    answer = (reading(chart) or {}).get("answer")
+    if answer is None or value is None:
+        return []
+    from liuren_logic.inputs import members
+    from liuren_logic.script import traditional
+
+    asked = traditional(str(value).strip())
+    if asked == answer["polarity"] or asked not in members(chart.session.base, "answer_kind"):
+        return []
+    w, said = WEIGHED[lang], {r["name"]: r["text"][lang] for r in answer["reasons"]}
+    lines = [w["answer"].format(answer=answer["text"][lang], asked=asked)]
+    for r in answer["reasons"]:
+        by = w["by"].format(winner=said[r["outranked_by"]]) if r["outranked_by"] in said else ""
+        lines.append(w["reason"].format(sign=SIGNS[r["points"]], said=r["text"][lang], by=by, source=cite(r["source"], lang)))
+    return lines
 
 
 ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter（如 --matter 天時）",
@@ -310,11 +339,11 @@ def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Op
         said = gloss_first(row["text"][lang], judgement_glossary(session), known=known_terms(session)) \
             if lang == "en" else row["text"][lang]
         name, what = {"verdict": (args[1], WORDS[lang]["verdict"]), "timing": (args[1], WORDS[lang]["timing"]),
-                      "finding": (args[2], args[1])}[pred]
+                      "finding": (args[2], args[1]), "answer": (args[1], WORDS[lang]["title"])}[pred]
         return [w["holds"].format(value=name, what=what),
                 w["because"].format(said=said, rule=row["rule"], source=cite(row["source"], lang)),
                 w["ask_why"].format(value=name)]
-    if args[1] in session.verdicts():
+    if pred == "answer" or args[1] in session.verdicts():
         if negative:
             return None
         raise InputError(w["absent"].format(value=value))

@@ -109,9 +109,12 @@ TEXT = {
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
         "keti": "課體{count_n}，依類：{groups}。",
-        "judgement": "占{matter}。斷語：{verdicts}；應期：{timing}。以下各條，皆本於其規則與原文。", "none": "無",
-        "judged": "{what}：{said}〔{rule}{source}〕", "judged_more": "另有{n}條（cast --json 全列）",
-        "judged_verdict": "斷語 {verdict}", "judged_timing": "應期 {branch}（{method}）",
+        "judgement": "占{matter}，先定所問之用神，次列主成、主不成之理與救神，再依書中主次以理勝理，"
+                     "乃得其斷：{answer}。以下各條，皆本於其規則與原文。", "none": "無",
+        "judged": "{what}：{said}〔{rule}{source}〕", "judged_more": "另有所見{n}條（cast --json 全列）",
+        "judged_yong": "一、用神", "judged_reason": "二、{sign}", "judged_prefer": "三、主次",
+        "judged_answer": "四、斷", "judged_timing": "五、應期",
+        "signs": {"成": "主成", "不成": "主不成", "救": "救神"},
         "mark": "{label}，{branch}臨{over}{shows}",
         "mark_shows": "，見於{places}",
         "strength": "{month}；{ruling}：{found}。",
@@ -200,9 +203,13 @@ TEXT = {
         "place": "{place} {branch}: {names}",
         "item": "{name}: {label}",
         "keti": "The chart has {count_n} names (課體), by group: {groups}.",
-        "judgement": "The matter asked is {matter}. Verdicts: {verdicts}; timing (應期): {timing}. Each line below rests on its rule and line.",
-        "judged": "{what}: {said} [{rule}{source}]", "judged_more": "{n} more (cast --json lists them all)",
-        "judged_verdict": "verdict {verdict}", "judged_timing": "timing {branch}（{method}）",
+        "judgement": "The matter asked is {matter}. First the 用神 of the question, then the reasons for and "
+                     "against and the rescues, then the books' precedence, reason over reason; the answer: "
+                     "{answer}. Each line below rests on its rule and line.",
+        "judged": "{what}: {said} [{rule}{source}]", "judged_more": "{n} more findings (cast --json lists them all)",
+        "judged_yong": "1. the 用神", "judged_reason": "2. {sign}", "judged_prefer": "3. precedence",
+        "judged_answer": "4. the answer", "judged_timing": "5. timing (應期)",
+        "signs": {"成": "for", "不成": "against", "救": "rescue"},
         "none": "none",
         "mark": "{label}; {branch} stands over {over}{shows}",
         "mark_shows": " and shows as {places}",
@@ -623,30 +630,38 @@ class _Teacher:
         return self.step("keti", self.t["keti"].format(count_n=self.num(len(self.chart.keti)), groups=found))
 
     def judgement(self) -> Optional[Step]:
-        """The 斷 of a chart cast with a matter, read as the board reads it: one line a rule, the first
-        SHOWN by weight for the matter, how many more, then the verdicts and the 應期; each line with
-        its rule and the line of its book."""
-        from .judgement import JOIN, SHOWN, reading
+        """The 斷 of a chart cast with a matter, taught as the weighing goes: the 用神 of the question,
+        each reason for or against and each rescue, each precedence that outranked a reason, the
+        answer, its 應期, then how many findings ``--json`` adds; each line with its rule and the line
+        of its book."""
+        from liuren_logic.defeasible import applicable, outranked
+
+        from .judgement import judgement_data, reading
 
         read, t = reading(self.chart, gloss=False), self.t
         if read is None:
             return None
-        for group in read["groups"][:SHOWN]:
-            for row in group:
-                self.state("finding", *row["row"], quote=False)
-            self.judged(group[0]["kind"], JOIN[self.lang].join(r["text"][self.lang] for r in group), group[0])
-        if len(read["groups"]) > SHOWN:
-            self.notes.items.append({"text": t["judged_more"].format(n=self.num(len(read["groups"]) - SHOWN)),
+        answer = read["answer"]
+        for yong in answer["yongshen"]:
+            self.state("question_yong", yong["branch"], yong["role"], quote=False)
+            self.judged(t["judged_yong"], yong["text"][self.lang], yong)
+        for reason in answer["reasons"]:
+            self.state(applicable(reason["name"]), quote=False)
+            self.judged(t["judged_reason"].format(sign=t["signs"][reason["points"]]), reason["text"][self.lang], reason)
+        for reason in answer["reasons"]:
+            if reason["outranked_by"]:
+                preferred = self.state(outranked(reason["name"]), quote=False)
+                self.judged(t["judged_prefer"], preferred[self.lang], preferred)
+        self.state("answer", answer["polarity"], quote=False)
+        self.judged(t["judged_answer"], answer["text"][self.lang], answer)
+        if answer["timing"]:
+            self.state("answer_timing", answer["timing"]["branch"], answer["timing"]["method"], quote=False)
+            self.judged(t["judged_timing"], answer["timing"]["text"][self.lang], answer["timing"])
+        findings = judgement_data(self.chart, read=read)["findings"]
+        if findings:
+            self.notes.items.append({"text": t["judged_more"].format(n=self.num(len(findings))),
                                      "atom": "", "rule": "", "source": ""})
-        for v in read["verdicts"]:
-            self.state("verdict", v["verdict"], *v["about"], quote=False)
-            self.judged(t["judged_verdict"].format(verdict=v["verdict"]), v["text"][self.lang], v)
-        for x in read["timing"]:
-            self.state("timing", x["branch"], x["method"], quote=False)
-            self.judged(t["judged_timing"].format(branch=x["branch"], method=x["method"]), x["text"][self.lang], x)
-        verdicts = self.sep(v["verdict"] for v in read["verdicts"]) or t["none"]
-        timing = self.sep(f"{x['branch']}（{x['method']}）" for x in read["timing"]) or t["none"]
-        return self.step("judgement", t["judgement"].format(matter=read["matter"], verdicts=verdicts, timing=timing))
+        return self.step("judgement", t["judgement"].format(matter=read["matter"], answer=answer["text"][self.lang]))
 
     def judged(self, what: str, said: str, row: dict) -> None:
         """One line of the 斷: what it is, what its rule says, the rule and the line of its book."""

@@ -78,7 +78,7 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--matter", help="the matter asked, for the 斷: 天時 家宅 婚姻 產育 疾病 仕宦 求財 出行 行人 "
                                         "失物 詞訟 謀望 (or weather household marriage childbirth illness office "
                                         "wealth journey traveller lost lawsuit plans)")
-    group.add_argument("--question", dest="asked", help="with --matter: the question in the querent's words (a note)")
+    group.add_argument("--question", dest="asked", help="with --matter: the question in the querent's words; words the KB knows (試 升 退 來 …) pick the question's 用神")
 
 
 def _school_options(parser: argparse.ArgumentParser) -> None:
@@ -311,7 +311,8 @@ def _chart_input(session, args, required: bool):
             raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both",
                              "時刻與干支只可擇一：或給時刻，或給日干支與月將、占時（或轉數）", "at")
         return session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
-                                   sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
+                                   sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian,
+                                   question=args.asked)
     if args.day is None:
         if required:
             raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)",
@@ -325,7 +326,8 @@ def _chart_input(session, args, required: bool):
             raise InputError("--month and --year go with --jiang and --hour, not --offset",
                              "月建與年須配月將、占時，不配轉數", "month" if args.month else "year")
         return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex,
-                                    matter=args.matter, natal=args.natal, xingnian=args.xingnian)
+                                    matter=args.matter, natal=args.natal, xingnian=args.xingnian,
+                                    question=args.asked)
     if args.jiang and args.hour is None and "加" in args.jiang:  # 「戌加寅」: the 月將 over the hour
         from .inputs import parse_over
 
@@ -335,7 +337,8 @@ def _chart_input(session, args, required: bool):
         raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)",
                          "未填" + ("（占時亦未填）" if len(missing) > 1 else "") + "；或給轉數 0–11", missing[0])
     return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
-                               sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian)
+                               sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian,
+                                   question=args.asked)
 
 
 def place_notices(session, args) -> list[Notice]:
@@ -439,6 +442,10 @@ def cmd_why(args, negative: bool = False) -> int:
 
         short = answer(chart, args.question, args.value, args.lang)  # the decisive reason first
         short.lines[:0] = readings_first(chart, args.question, args.value, args.lang)
+        if args.question in JUDGEMENT:  # an answer the chart does not have: the weighing behind its own
+            from .explain.judgement import weighing_lines
+
+            short.lines += weighing_lines(chart, args.value, args.lang)
     if fmt == "json":
         from .jsondata import derivation
 

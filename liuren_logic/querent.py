@@ -44,7 +44,7 @@ Year = Union[int, str, None]
 
 def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asia/Shanghai",
                 year: Year = None, month: Optional[str] = None, matter: Optional[str] = None,
-                natal: Optional[str] = None, xingnian: Optional[str] = None) -> Given:
+                natal: Optional[str] = None, xingnian: Optional[str] = None, question: Optional[str] = None) -> Given:
     """Read ``born`` (1990, 庚午 or a birth date), ``sex`` (m/f, 男/女), for charts cast from
     pillars ``year`` (1998 or 戊寅) and ``month`` (亥 or 癸亥), and the ``matter`` asked (天時, weather).
     ``natal`` and ``xingnian``: the 本命 or 行年 branch itself, where a text names it and not the
@@ -82,9 +82,22 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
         fact = matter_fact(kb, matter)
         facts.append(fact)
         tags.append(f"占{fact[1][0]}")
+        words = asked_words(kb, fact[1][0], question)
+        facts += [("asked_word", [w], f"given: the question has the word 「{w}」") for w in words]
+        tags += [f"問{''.join(words)}"] if words else []
     given = Given(tuple(facts), " ".join(tags), birth_year, chart_year)
     given.check()
     return given
+
+
+def asked_words(kb, matter: str, question: Optional[str]) -> list[str]:
+    """The words of the KB's question table for ``matter`` (``question_word``) that the querent's
+    ``question`` contains, in the table's order; a question with none of them names no question
+    (the matter's default stands, which is no error)."""
+    if not question or "question_word" not in kb.program.preds:
+        return []
+    text = traditional(str(question))
+    return list(dict.fromkeys(str(w) for _, w, _ in kb.query("question_word", [matter, None, None]) if str(w) in text))
 
 
 def _is_year(value, what: str = "the year") -> bool:

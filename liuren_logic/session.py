@@ -148,7 +148,8 @@ class Session:
         The chart's ``month`` (a pillar 癸亥, or a branch 亥) and ``year`` (戊寅, or 1998), which a
         chart cast from pillars cannot know, add the month's and year's spirits, patterns and
         strengths; ``given``: the querent's ``born`` (1970, 庚戌 or a birth date) and ``sex`` (m/f), or
-        the ``natal`` (本命) or ``xingnian`` (行年) branch itself, and the ``matter`` asked (天時 … 謀望, or weather … plans), which the 斷 reads.
+        the ``natal`` (本命) or ``xingnian`` (行年) branch itself, and the ``matter`` asked (天時 … 謀望, or weather … plans), which the 斷 reads,
+        with the querent's ``question`` (words of the KB's question table in it pick the question).
         """
         return self.cast_many([self.chart_input(day, jiang, hour, month=month, year=year, **given)])[0]
 
@@ -180,15 +181,16 @@ class Session:
 
     def cast_at(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
                 latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
-                matter: Optional[str] = None) -> Chart:
+                matter: Optional[str] = None, question: Optional[str] = None) -> Chart:
         """Cast from a civil moment (``'1998-11-30 12:00'``) in a zone, by the school's calendar readings;
-        ``born``, ``sex`` and ``matter`` as for :meth:`cast`."""
-        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex, matter)])[0]
+        ``born``, ``sex``, ``matter`` and ``question`` as for :meth:`cast`."""
+        return self.cast_many([self.dated_input(at, tz, longitude, latitude, born, sex, matter,
+                                                question=question)])[0]
 
     def dated_input(self, at, tz: str = "Asia/Shanghai", longitude: Optional[float] = None,
                     latitude: Optional[float] = None, born=None, sex: Optional[str] = None,
                     matter: Optional[str] = None, natal: Optional[str] = None,
-                    xingnian: Optional[str] = None) -> DatedInput:
+                    xingnian: Optional[str] = None, question: Optional[str] = None) -> DatedInput:
         from .calendar import moment
 
         readings = self.loaded.school.readings if self.loaded.school else {}
@@ -199,7 +201,8 @@ class Session:
                    day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
                    day_night=day_night)
         extra = (("sun_up" if m.daytime else "sun_down", [], m.reasons()["daytime"]),) if day_night == "sun" else ()
-        querent = given_facts(self.base, born=born, sex=sex, tz=tz, matter=matter, natal=natal, xingnian=xingnian)
+        querent = given_facts(self.base, born=born, sex=sex, tz=tz, matter=matter, natal=natal, xingnian=xingnian,
+                              question=question)
         querent.check(m.year)
         return DatedInput(m, extra + querent.facts, querent.tag)
 
@@ -341,7 +344,8 @@ class Session:
         return sorted({str(h.args[1].value) for h in heads if len(h.args) > 1 and isinstance(h.args[1], Const)})
 
     def _judged(self, chart: Chart, value: Optional[str]) -> tuple[str, tuple]:
-        """The row of the chart's 斷 that ``value`` names: a verdict (女尸做祟), a finding's words
+        """The row of the chart's 斷 that ``value`` names: the answer (吉, 凶, 先吉後凶, 先凶後吉, 吉凶參半:
+        the chart's, or one it does not have, for why-not), a verdict (女尸做祟), a finding's words
         (天網) or an 應期 (丑, or its method 沖開墓); else a verdict the KB can reach (晴: why-not 斷 晴
         asks why not clear, not about the 晴朗 a finding names); else a row with a word they contain
         (女尸); else the verdict ``value``, which does not hold."""
@@ -352,6 +356,8 @@ class Session:
         rows = [("verdict", r, r[:1]) for r in chart.rows("verdict")] + \
                [("finding", r, r[1:2]) for r in chart.rows("finding")] + [("timing", r, r) for r in chart.rows("timing")]
         wanted = traditional(str(value).strip())
+        if "answer_kind" in self.program.kinds and wanted in members(self.base, "answer_kind"):
+            return "answer", (chart.id, wanted)
         for exact in (True, False):
             for pred, row, keys in rows:
                 if any(wanted == k if exact else wanted in str(k) for k in keys):
@@ -363,7 +369,7 @@ class Session:
     @staticmethod
     def questions() -> list[str]:
         return list(QUESTIONS) + ["lesson1", "lesson2", "lesson3", "lesson4",
-                                  "斷 (or judgement) with a verdict, a finding or an 應期 (--matter): 斷 女尸做祟",
+                                  "斷 (or judgement) with the answer, a verdict, a finding or an 應期 (--matter): 斷 凶, 斷 女尸做祟",
                                   "any chart relation with a value (general 午, pattern 貴人入獄, spirit 天目)",
                                   "an atom such as clashes(子, 午)"]
 

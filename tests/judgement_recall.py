@@ -85,7 +85,8 @@ def reason(chart, chart_in: dict, feature: dict, names: dict[str, set[str]]) -> 
 def judged_cases(session):
     """Each judged case as (case, its chart as the book gives it, the chart cast with its matter);
     the chart is None for a case whose matter is none of the twelve. A case whose text states the
-    querent's 年命 is cast with it (``nianming.given``: born, natal or xingnian)."""
+    querent's 年命 is cast with it (``nianming.given``: born, natal or xingnian); each with the
+    question as the book words it (its words may name the question within the matter)."""
     charts = {c["seq"]: c for c in json.loads((CASES / "zhinan_cases.json").read_text("utf-8"))}
     for case in json.loads((CASES / "zhinan_judgements.json").read_text("utf-8")):
         chart_in = charts[case["seq"]]
@@ -93,7 +94,7 @@ def judged_cases(session):
         month = MONTHS.get(chart_in["month"].removeprefix("閏")[0])
         yield case, chart_in, None if matter == "其他" else session.cast(
             chart_in["day"], jiang=chart_in["yuejiang"], hour=chart_in["hour"], month=month, year=chart_in["year"],
-            matter=matter, **case.get("nianming", {}).get("given", {}))
+            matter=matter, question=case["question"], **case.get("nianming", {}).get("given", {}))
 
 
 def recall(session) -> dict:

@@ -106,7 +106,7 @@ REVIEWED = {
     "judge.bifa_concerns": "課體", "judge.lianru_name": "連茹", "judge.trine_day": "三六合", "judge.book_keti": "課體",
     "judge.yong_meets": "刑害",
     # the answer (kb/judgement/question.dl, answer.dl)
-    "answer.grave": "死生看", "answer.phase": "先凶後吉", "answer.undecided": "休囚發用皆主憂",
+    "answer.grave": "死生看", "answer.undecided": "休囚發用皆主憂",
     "phase.bad_end_general": "末遇凶神", "phase.bad_end_void": "空亡",
     "question.by_general": "於三傳中見其用神", "question.by_kin": "於三傳中見其用神", "question.by_mark": "馬為",
     "question.default": "百事三傳見類神", "question.named": "象義不同",
