@@ -229,15 +229,18 @@ ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", 
                        "more": "{n} more findings (--json lists them all)"}}
 
 
-def answer_line(answer: dict, lang: str) -> str:
-    """The answer in one line: its sentence (the answer rule's), then its 應期 and scale."""
+def answer_line(answer: dict, lang: str, glosses: Optional[dict] = None) -> list[str]:
+    """The answer in one line, in two parts: its sentence (the answer rule's), then its 應期 with its
+    scale, its method (in English glossed, from ``glosses``) and the next dates it names."""
     w, timing = ANSWER_WORDS[lang], answer["timing"]
-    line = answer["text"][lang]
-    if timing:
-        dates = w["dates"].format(dates=w["sep"].join(timing["dates"])) if timing["dates"] else ""
-        line += ("。" if lang == "zh" else ". ") + w["timing"].format(
-            branch=timing["branch"], scale=w["scale"].get(timing["scale"], ""), method=timing["method"], dates=dates)
-    return line
+    if not timing:
+        return [answer["text"][lang]]
+    dates = w["dates"].format(dates=w["sep"].join(timing["dates"])) if timing["dates"] else ""
+    method = timing["method"]
+    if lang == "en" and glosses and method in glosses:
+        method = f"{method}: {short(glosses[method])}"
+    return [answer["text"][lang] + ("。" if lang == "zh" else "."), w["timing"].format(
+        branch=timing["branch"], scale=w["scale"].get(timing["scale"], ""), method=method, dates=dates)]
 
 
 def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
@@ -255,7 +258,9 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     w, aw, question, matter, answer = WORDS[lang], ANSWER_WORDS[lang], options.get("question"), data["matter"], data["answer"]
     if lang == "en":  # the matter's English name, from the KB's matter_en
         matter += "".join(f" ({en})" for _, en in chart.session.base.query("matter_en", [matter, None]))
-    rows = [[Cell(answer_line(answer, lang), ("斷", answer["polarity"]))]]
+    glosses = judgement_glossary(chart.session) if lang == "en" else None
+    said, *when = answer_line(answer, lang, glosses)
+    rows = [[Cell(said, ("斷", answer["polarity"]))] + [Cell(w_, ("斷", answer["timing"]["branch"])) for w_ in when]]
     asked = aw["asked"].format(q=aw["sep"].join(answer["question"]), default="" if answer["named"] else aw["default"])
     said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) + [asked] \
         + [aw["yong"].format(branch=y["branch"], role=y["role"]) for y in answer["yongshen"]]

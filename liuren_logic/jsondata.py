@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
     from .chart import Chart, Lesson, Transmission
 
-SCHEMA_VERSION = "1.3"  # 1.2: a spirit says whether it is a day mark; 1.3: a chart's judgement (斷) and disputes
+SCHEMA_VERSION = "1.4"  # 1.2: a spirit says whether it is a day mark; 1.3: a chart's judgement (斷) and disputes;
+# 1.4: the judgement's answer
 DISPLAY = frozenset({"zh", "en", "text", "reasons", "title"})  # prose: the fields --simplified may change
 _WHERE = re.compile(r"^(?P<file>.+):(?P<line>\d+)$")
 
@@ -115,7 +116,8 @@ def display_only(data, simplify: bool):
 
     def walk(value, prose: bool):
         if isinstance(value, dict):
-            return {k: walk(v, prose or k in DISPLAY) for k, v in value.items()}
+            # a list under a prose name (the answer's reasons) holds records, whose own fields say
+            return {k: walk(v, prose or k in DISPLAY and not isinstance(v, list)) for k, v in value.items()}
         if isinstance(value, list):
             return [walk(v, prose) for v in value]
         return simplified(value) if prose and isinstance(value, str) else value
