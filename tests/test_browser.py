@@ -274,15 +274,15 @@ def test_a_matter_chosen_ends_the_board_with_its_judgement_and_answers_why(app, 
 
     asked = {"at": "1998-11-30 12:00", "tz": "Asia/Shanghai", "matter": "家宅", "asked": "弟犯邪", "lang": "zh"}
     browser.get(app + "?" + urlencode(asked))
-    section = wait_for(browser, "#lr-board .lr-judgement", "不正之神")
-    assert "占 家宅 · 問 弟犯邪" in section.text and "女尸做祟" in section.text and "應期" in section.text
+    section = wait_for(browser, "#lr-board .lr-judgement", "凶：所問不成")
+    assert "占 家宅 · 問 弟犯邪" in section.text and "用神 午" in section.text and "應期" in section.text
     sections = [s.get_attribute("class") for s in browser.find_elements(By.CSS_SELECTOR, "#lr-board .lr-board > section")]
     assert sections[-1] == "lr-sec lr-judgement"
     matter = Select(browser.find_element(By.CSS_SELECTOR, "select[name=matter]"))
     assert matter.first_selected_option.get_attribute("value") == "家宅" and len(matter.options) == 13
-    section.find_element(By.CSS_SELECTOR, 'button[data-q="斷"][data-value="不正之神"]').click()
-    panel = wait_for(browser, '.lr-panel[data-showing="斷:不正之神"]')
-    assert "judge.unjust_god" in panel.text or "不正之神" in panel.text
+    section.find_element(By.CSS_SELECTOR, 'button[data-q="斷"][data-value="凶"]').click()
+    panel = wait_for(browser, '.lr-panel[data-showing="斷:凶"]')
+    assert "weigh.ke_wo" in panel.text or "克我則憂難不已" in panel.text
 
     matter.select_by_value("")  # no matter: the board the chart had
     browser.execute_script("document.querySelector('input[name=asked]').value = ''")

@@ -571,3 +571,106 @@ def test_the_english_answer_glosses_its_timing_method(capsys):
     assert code == 0 and "timing (應期): a 未 day (用神之墓: the 用神's tomb), next 1998-12-02, 1998-12-14" in line
     code, out, _ = run(capsys, "cast", *HOUSE_ARGS)
     assert "應期 未日（用神之墓）：1998-12-02、1998-12-14、1998-12-26" in out
+
+
+# --- the answer (kb/judgement/question.dl, answer.dl) ------------------------------------------------
+
+@pytest.mark.parametrize("matter", MATTERS)
+def test_each_matter_prints_its_answer_line(capsys, matter):
+    """cast --matter M --question Q: the 斷 opens with one of the five answers, then the question's 用神."""
+    code, out, _ = run(capsys, "cast", *HOUSE_ARGS[:4], "--matter", matter, "--question", "此事如何")
+    lines = out[out.index("\n斷: ") + 1:].splitlines()
+    first, second = lines[0], next(line.strip() for line in lines if line.strip().startswith("占 "))
+    answers = ("吉：所問可成", "凶：所問不成", "先吉後凶", "先凶後吉", "吉凶參半")
+    assert code == 0 and first.removeprefix("斷: ").startswith(answers), first
+    assert f"占 {matter} · 問 此事如何 · 所問 " in second and "（默認）" in second and "用神 " in second
+
+
+def test_the_questions_words_pick_its_yongshen(session):
+    """仕宦: 「試」 asks about an exam, whose sign is 青龍 (「文宜青龍不戰」); words the table lacks keep the
+    matter's default (功名: the noble and the ghost), which is no error."""
+    exam = session.cast("甲戌", jiang="未", hour="亥", month="酉", matter="仕宦", question="占長兄公明進京會試")
+    plain = session.cast("甲戌", jiang="未", hour="亥", month="酉", matter="仕宦", question="吉凶若何")
+    assert exam.rows("question") == [("考試",)] and exam.rows("asked_word") == [("試",)]
+    assert plain.rows("question") == [("功名",)] and not plain.rows("asked_word")
+    # 《指南》 case 42 (戌午寅): 青龍 rides no transmission, so the exam's 用神 is the initial
+    assert exam.rows("question_yong") == [("戌", "發用")]
+    dragons = 0
+    for offset in range(12):  # where 青龍 rides a transmission, the first it rides is the exam's 用神
+        chart = session.cast_offset("甲子", offset, matter="仕宦", question="會試")
+        ridden = [t.branch for t in chart.transmissions if t.general == "青龍"]
+        assert chart.rows("question_yong") == ([(ridden[0], "青龍")] if ridden else [(chart.sanchuan[0], "發用")])
+        dragons += bool(ridden)
+    assert dragons >= 2
+
+
+@pytest.mark.parametrize("matter", ["疾病", "仕宦", "詞訟"])
+def test_no_chart_shows_two_opposite_answers(session, matter):
+    """On the 720 charts: exactly one answer each; success and its negation never both; 吉凶參半 exactly
+    where neither holds; a phase only beside a decided weighing."""
+    for chart in _cast_all(session, matter):
+        answers = [a for (a,) in chart.rows("answer")]
+        yes, no = bool(chart.rows("success")), bool(chart.rows("~success"))
+        assert len(answers) == 1 and not (yes and no), chart.id
+        assert (answers[0] == "吉凶參半") == (not yes and not no), chart.id
+        assert answers[0] not in ("吉", "先凶後吉") or yes or answers[0] == "先凶後吉" and no, chart.id
+
+
+def test_a_grave_verdict_never_answers_alone(session):
+    """「子臨巳位定死亡」 and the other verdicts of death weigh nothing: on the 720 疾病 charts a grave
+    answer stands only where the weighing says no by other reasons and no rescue is met; a chart whose
+    only sign against is the verse is never answered 凶 by it."""
+    from liuren_logic.explain.judgement import judgement_data
+
+    charts = _cast_all(session, "疾病")
+    deaths = [c for c in charts if ("死亡", "子") in c.rows("verdict")]
+    assert len(deaths) == 60  # 子 over 巳: one offset in twelve, on each of the 60 days
+    for chart in charts:
+        graves = chart.rows("grave_answer")
+        if not graves:
+            continue
+        answer = judgement_data(chart)["answer"]
+        assert chart.rows("~success") and not chart.rows("rescue"), chart.id
+        against = [r for r in answer["reasons"] if r["points"] == "不成" and not r["outranked_by"]]
+        assert against and all(r["name"] != "judge.zi_on_si" for r in against), chart.id
+    assert any(not c.rows("grave_answer") for c in deaths)  # the verse alone says nothing
+    rules = {r.id for lit in ("success", "~success") for r in session.program.defeat.rules[lit]}
+    assert not rules & {"judge.zi_on_si", "judge.body_in_coffin", "judge.soul_taken"}
+
+
+def test_the_weighing_is_defeasible_rules_with_the_books_precedence(session):
+    """《指南》 case 22 (乙未 午將 巳時, 酉月, 疾病): the 用神 酉 is the day's ghost, feared; strong and
+    overcoming the stem it argues 不成, and the stem's 長生 亥 in the transmissions is a rescue (a
+    defeater): the weighing leaves it undecided, and says so."""
+    from liuren_logic.explain.judgement import judgement_data
+
+    chart = session.cast("乙未", jiang="午", hour="巳", month="酉", matter="疾病")
+    answer = judgement_data(chart)["answer"]
+    assert chart.rows("yong_nature") == [("酉", "凶煞")] and chart.rows("rescue") == [("生神", "亥")]
+    assert answer["polarity"] == "吉凶參半" and answer["success"] is None
+    assert {r["name"] for r in answer["reasons"]} == {"weigh.jiu", "weigh.sha_wang", "weigh.ke_wo"}
+    # 仕宦, case 74 (己亥 亥將 未時, 正月): the strong ghost overcoming the stem outranks 克我
+    office = judgement_data(session.cast("己亥", jiang="亥", hour="未", month="寅", matter="仕宦"))["answer"]
+    ke_wo = next(r for r in office["reasons"] if r["name"] == "weigh.ke_wo")
+    assert office["success"] is True and ke_wo["outranked_by"] == "weigh.wang_gui"
+
+
+def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
+    code, out, _ = run(capsys, "why", "斷", "凶", *HOUSE_ARGS)
+    assert code == 0 and out.startswith("answer(") and "weigh.ke_wo·wins" in out
+    code, out, _ = run(capsys, "why-not", "斷", "吉", *HOUSE_ARGS)
+    lines = out.splitlines()
+    assert code == 0 and lines[0] == "斷：吉：不成立。" and "此課之斷：凶：所問不成（非吉）。所據：" in lines
+    assert any(l.startswith("－ 用神午剋日干辛") and "〔《六壬指南》卷一：" in l for l in lines)
+    code, out, _ = run(capsys, "why-not", "斷", "凶", "--day", "己亥", "--jiang", "亥", "--hour", "未", "--month", "寅",
+                       "--matter", "仕宦")  # 《指南》 case 74
+    assert code == 0 and "此課之斷：吉：所問可成（非凶）。所據：" in out
+    assert "－ 用神卯剋日干己，克我則憂難不已：主不成——為「用神卯旺而剋日干己，旺鬼克我亦以吉斷：主成」所勝" in out
+
+
+def test_one_timing_with_its_scale(session):
+    """One 應期: the matter's own method first (求財: the final's 六合), the nearest after the day;
+    its scale from the 用神 (the year's branch: 年; the month's: 月; else a day)."""
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="求財")
+    assert chart.rows("answer_timing") == [("卯", "末傳合處")] and chart.rows("answer_scale") == [("年",)]
+    assert chart.rows("question_yong") == [("寅", "妻財")]  # 戊寅年: the 用神 is the year's branch

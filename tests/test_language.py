@@ -152,7 +152,7 @@ def test_the_english_judgement_and_disputes_read_as_english_and_simplify_whole()
     neither the 斷 nor the 異說 leaves a traditional character."""
     args = ("cast", "--at", "1997-12-31 20:00", "--tz", "Asia/Shanghai", "--matter", "天時", "--lang", "en")
     text, data = output(*args), output(*args, "--json")
-    assert "Judgement (斷): matter 天時 (weather)" in text and "the 吉 spirit 天解 (heavenly release) falls on 戌" in data
+    assert "\n        matter 天時 (weather)" in text and "the 吉 spirit 天解 (heavenly release) falls on 戌" in data
     for said in (text, data):
         assert not re.search(r"\ban? [\u3400-\u9fff]+ spirit", said) and "seed 000" not in said
     assert "三刑 (《福山堂》's four chains):" in text and "+三刑辰" in text  # the 異說 row: 三刑丑 becomes 三刑辰
