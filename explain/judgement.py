@@ -262,8 +262,11 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
     said, *when = answer_line(answer, lang, glosses)
     rows = [[Cell(said, ("斷", answer["polarity"]))] + [Cell(w_, ("斷", answer["timing"]["branch"])) for w_ in when]]
     asked = aw["asked"].format(q=aw["sep"].join(answer["question"]), default="" if answer["named"] else aw["default"])
+    roles: dict[str, list[str]] = {}  # a branch the question's signs find twice (午, the ghost and the noble): once
+    for y in answer["yongshen"]:
+        roles.setdefault(y["branch"], []).append(y["role"])
     said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) + [asked] \
-        + [aw["yong"].format(branch=y["branch"], role=y["role"]) for y in answer["yongshen"]]
+        + [aw["yong"].format(branch=b, role=aw["sep"].join(r)) for b, r in roles.items()]
     rows.append([Cell(" · ".join(said))])
     shown = answer["reasons"][:REASONS]
     number = {r["name"]: i for i, r in enumerate(shown, 1)}
