@@ -342,12 +342,13 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
     compiler puts the recursive atoms first; a cycle of three or more relations, so the
-    engine derives it round by round.) Defeasible rules it is not given: one problem, at the first."""
-    if program.defeat is not None:
+    engine derives it round by round.) Defeasible rules it evaluates as their stratified compilation; a
+    cycle through defeat (the alternating fixpoint) it is not given: one problem, at the first rule."""
+    if program.defeat is not None and program.defeat.estimates:
         first = min((r for rules in program.defeat.rules.values() for r in rules), key=lambda r: r.at, default=None)
         at = first.pos if first is not None else next(p for m in program.modules for p in m.prefers).pos
-        return [_problem(program, at, "the pyDatalog engine does not evaluate defeasible rules (@default, "
-                         "@defeater, @prefer, ~p): use the bottom-up engine")]
+        return [_problem(program, at, "the pyDatalog engine does not evaluate defeasible rules in a cycle "
+                         "through defeat (the alternating fixpoint): use the bottom-up engine")]
     return warnings(program)
 
 

@@ -31,8 +31,10 @@ ALL = "all"  # first key of every aggregate function, so that a group may be emp
 
 
 def relation(pred: str) -> str:
-    """pyDatalog's name for a KB predicate: prefixed, so none can clash with its built-ins (rank, len_ …)."""
-    return "k_" + pred
+    """pyDatalog's name for a KB predicate: prefixed, so none can clash with its built-ins (rank, len_ …);
+    a character pyDatalog reads otherwise (the defeasible compilation's ``app·weigh.wang``, ``~p``: ``.`` is
+    its method call, ``~`` its negation) written as its code point."""
+    return "k_" + "".join(c if c.isascii() and (c.isalnum() or c == "_") else f"_{ord(c):x}_" for c in pred)
 
 
 @dataclass(frozen=True)

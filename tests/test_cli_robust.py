@@ -206,7 +206,8 @@ class _Sessions:
         self.made, self.real = {}, session_module.Session
 
     def __call__(self, school="default", readings=None, extra=(), engine="materialise"):
-        key = (school, tuple(sorted((readings or {}).items())), tuple(map(str, extra)), engine)
+        named = school if isinstance(school, str) else (school.name, tuple(sorted(school.readings.items())))
+        key = (named, tuple(sorted((readings or {}).items())), tuple(map(str, extra)), engine)  # a School is no key
         if key not in self.made:
             self.made[key] = self.real(school, readings, extra, engine)
         return self.made[key]
