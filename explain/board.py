@@ -22,7 +22,7 @@ from .practice import life_parts, mark_items, practice_data, strength_line
 from .text_width import columns
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 # Earth's palaces as drawn: the top row 巳午未申, the right side 酉戌, the bottom 亥子丑寅
 # read right to left, the left side 卯辰 read upwards.
@@ -54,7 +54,7 @@ WORDS = {
 def chart_data(chart: "Chart", question: Optional[str] = None) -> dict:
     """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json); ``question``: the
     querent's words, kept with the 斷 of a chart cast with a matter."""
-    from liuren_logic import jsondata as J
+    from liuren_logic.domain import jsondata as J
     from .judgement import judgement_data
 
     marks = day_marks(chart)

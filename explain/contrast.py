@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from liuren_logic.digraph import Digraph
+from liuren_logic.datalog.digraph import Digraph
 
-from liuren_logic.inputs import members
-from liuren_logic.provenance import Derivable, Firing, atom_text, firing_label
+from liuren_logic.domain.inputs import members
+from liuren_logic.datalog.provenance import Derivable, Firing, atom_text, firing_label
 
 from . import named
 from .view import compact, ordered_children
@@ -32,7 +32,7 @@ from .view import compact, ordered_children
 if TYPE_CHECKING:
     import networkx as nx
 
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 WORDS = {
     "zh": {"decided": "此課以{method}定", "candidates": "，用神候選{found}", "alone": "惟{branch}", "end": "。",
@@ -65,7 +65,7 @@ class Answer:
         return self.derivation()
 
     def derivation(self, graph_type: Optional[type] = None) -> "nx.DiGraph":
-        """``graph`` as a ``graph_type`` (see :meth:`liuren_logic.provenance.Explainer.why`)."""
+        """``graph`` as a ``graph_type`` (see :meth:`liuren_logic.datalog.provenance.Explainer.why`)."""
         graph = self.derive(graph_type)
         graph.graph["question"] = self.question
         graph.graph["answer"] = "\n".join(self.lines)

@@ -15,15 +15,16 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic import syntax as S
-from liuren_logic.errors import InputError
-from liuren_logic.labels import ANY, book, cite, fill
-from liuren_logic.provenance import bindings
+from liuren_logic.datalog import syntax as S
+from liuren_logic.domain.errors import InputError
+from liuren_logic.datalog.labels import ANY, fill
+from liuren_logic.domain.books import book, cite
+from liuren_logic.datalog.provenance import bindings
 
 from .glossary import gloss_first, glossary, known_terms, short
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
     from .board import Section
 

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic import syntax as S
-from liuren_logic.labels import ANY, cite, fill, number
-from liuren_logic.digraph import Digraph
-from liuren_logic.provenance import arguments, ground
+from liuren_logic.datalog import syntax as S
+from liuren_logic.datalog.labels import ANY, fill, number
+from liuren_logic.domain.books import cite
+from liuren_logic.datalog.digraph import Digraph
+from liuren_logic.datalog.provenance import arguments, ground
 
 from .view import ordered_children
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 # The named conclusions, each with the page that lists every name and its rule (or why it has none).
 COVERAGE = {"keti": "docs/coverage_keti.md", "pattern": "docs/coverage_patterns.md",
@@ -114,8 +115,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
 def _defined_under(chart: "Chart", pred: str, pattern: tuple, lang: str) -> list[str]:
     """A line for each other shipped reading of the chart's school whose own file defines the name
     (the reading by its name in kb/variants/names.json, its defining rule's id, label and book)."""
-    from liuren_logic.disputes import module, other_readings, reading_name, session_under
-    from liuren_logic.school import kb_root, reading_file
+    from liuren_logic.domain.disputes import module, other_readings, reading_name, session_under
+    from liuren_logic.domain.school import kb_root, reading_file
 
     w, school, lines = WORDS[lang], chart.session.kb.school, []
     for topic, reading in other_readings(school) if school is not None else ():

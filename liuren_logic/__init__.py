@@ -6,12 +6,12 @@
     '午寅戌'
 
 The names below are imported when first asked for, so that importing the package costs
-nothing: the ``liuren`` command's entry point (:mod:`.console`) installs its Ctrl-C handler
+nothing: the ``liuren`` command's entry point (:mod:`.faces.console`) installs its Ctrl-C handler
 before the engine, or even :mod:`dataclasses`, is loaded.
 """
 __all__ = ["Session", "Chart", "LiurenError", "InputError", "CalendarError", "KBError"]
-_LAZY = {"Session": "session", "Chart": "chart", "LiurenError": "errors", "InputError": "errors",
-         "CalendarError": "errors", "KBError": "errors"}
+_LAZY = {"Session": "domain.session", "Chart": "domain.chart", "LiurenError": "domain.errors",
+         "InputError": "domain.errors", "CalendarError": "domain.errors", "KBError": "domain.errors"}
 
 
 def __getattr__(name: str):

@@ -23,13 +23,13 @@ import yaml
 from datalog_conformance import TestCase
 from datalog_conformance.plugin import _load_multi_case_file, get_tests_dir
 
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.errors import KBError
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.semantics import EvaluationLimit
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.domain.errors import KBError
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 FOLDERS = ("basic", "negation", "recursion", "errors")
 ENGINES = ("materialise", "pydatalog")

@@ -157,7 +157,7 @@ READ_ALL = """
 import inspect
 from functools import cached_property
 from liuren_logic import Session
-from liuren_logic.chart import Chart
+from liuren_logic.domain.chart import Chart
 s = Session()
 charts = s.cast_many([s.offset_input(d, o) for d in ("甲子", "辛巳", "丁卯") for o in range(12)]
                      + [s.chart_input("辛巳", "寅", "午", month="亥", year=1998, born=1980, sex="m")])
@@ -204,7 +204,7 @@ def test_the_table_is_one_batch_whatever_was_cast_before():
     assert alone.rows("tianpan") == table[0].rows("tianpan") and alone.sanchuan == table[0].sanchuan
 
 def test_lessons_and_transmissions_equal_only_their_own_kind(table):
-    from liuren_logic.chart import Lesson, Transmission
+    from liuren_logic.domain.chart import Lesson, Transmission
 
     lesson, transmission = table[0].lessons[0], table[0].transmissions[0]
     assert lesson == Lesson(*lesson) and hash(lesson) == hash(Lesson(*lesson)) and lesson.number == 1

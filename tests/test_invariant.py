@@ -22,10 +22,10 @@ import pytest
 
 from scopes import SCOPES
 from liuren_logic import Session
-from liuren_logic.audit import table_inputs
-from liuren_logic.chart import ChartInput
+from liuren_logic.domain.audit import table_inputs
+from liuren_logic.domain.chart import ChartInput
 from liuren_logic.explain.lesson import lesson_steps
-from liuren_logic.school import kb_root, read_school
+from liuren_logic.domain.school import kb_root, read_school
 
 READINGS = sorted((path.parent.name, path.stem) for path in kb_root().glob("variants/*/*.dl"))
 SCHOOLS = sorted(path.stem for path in kb_root().glob("schools/*.toml"))
