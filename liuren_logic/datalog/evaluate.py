@@ -31,7 +31,6 @@ recursive stratum, firings found in recursion; numbers by
 from __future__ import annotations
 
 from collections import ChainMap, Counter, defaultdict
-from dataclasses import dataclass
 from itertools import filterfalse, repeat
 from math import prod
 from operator import itemgetter
@@ -46,18 +45,8 @@ from .compiler import ALL, CompiledAggregate, CompiledRule, binds, read_first, s
 from .program import KnowledgeBase, Pattern, Value
 from .memo import Memo
 from .passes import ALL as ALL_PASSES, Passes
-from .semantics import EvaluationLimit, IntegerLimit, aggregate, arithmetic, compare, sort_key
+from .semantics import EvaluationLimit, IntegerLimit, Limits, aggregate, arithmetic, compare, sort_key
 from .store import Store
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How much one evaluation may do before it stops with :class:`EvaluationLimit`."""
-
-    tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
-    rounds: int = 10_000  # rounds of one recursive stratum
-    firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
-    step_bytes: int = 800_000_000  # memory the bindings one step of a body builds may take (estimated first)
 
 
 PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders

@@ -24,8 +24,8 @@ from . import syntax as S
 from .checker import pydatalog_problems, recursive_atoms
 from .compiler import Term
 from .errors import KBError
-from .program import KnowledgeBase, Pattern, Value  # noqa: F401 (evaluate imports the program's names from here)
-from .semantics import EvaluationLimit, sort_key
+from .program import KnowledgeBase, Pattern, Value
+from .semantics import EvaluationLimit, Limits, sort_key
 
 _active: list = [None]  # the PyDatalog whose logic is the thread's current one
 # The work a stratum derived round by round may do (firings found and heads added): pyDatalog finds
@@ -133,7 +133,6 @@ class PyDatalog:
         """Derive a stratum round by round, semi-naively (see the module's note): the first round asks
         every rule's fire relation, each later one only the firings that read a tuple the round before
         added. The tuples asserted, by relation."""
-        from .evaluate import Limits  # the bottom-up engine's bounds (it imports this module)
 
         limits, rules = self.limits or Limits(tuples=ROUNDS_TUPLES), [c for pred in members for c in self.rules_for.get(pred, ())]
         known = {p: set(self._answers(self._pattern(p))) for p in members}

@@ -18,6 +18,7 @@ drift apart. Values are whole numbers and texts:
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
 from .errors import DatalogError
@@ -31,6 +32,16 @@ _ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.
 
 class IntegerLimit(DatalogError):
     """Arithmetic produced a number too large to keep (the rule is named by the caller)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one evaluation may do before it stops with :class:`EvaluationLimit`."""
+
+    tuples: int = 5_000_000  # rows added to the store (relations, helper and non-recursive fire relations)
+    rounds: int = 10_000  # rounds of one recursive stratum
+    firings: int = 50_000_000  # firings found by recursive rules (not kept: found again when a why asks)
+    step_bytes: int = 800_000_000  # memory the bindings one step of a body builds may take (estimated first)
 
 
 class EvaluationLimit(DatalogError):

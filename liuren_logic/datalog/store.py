@@ -7,7 +7,7 @@ from math import inf
 from operator import itemgetter
 from typing import Iterable, Optional, Sequence
 
-from .pydatalog_backend import Value
+from .program import Value
 
 
 class Store:

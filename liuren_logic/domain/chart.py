@@ -10,10 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter, itemgetter
-from typing import TYPE_CHECKING, NamedTuple, Optional, Sequence
-
-if TYPE_CHECKING:
-    from .session import Session
+from typing import NamedTuple, Optional, Sequence
 
 # The places a branch shows (the KB's ``shows``) in the order a board lists them.
 PLACE_ORDER = {w: i for i, w in enumerate(("干上", "干陰", "支上", "支陰", "初傳", "中傳", "末傳"))}
@@ -158,7 +155,7 @@ class Lesson(NamedTuple):
 class Chart:
     """One chart of one session; every property is a query of the KB's rules."""
 
-    def __init__(self, session: "Session", inputs):
+    def __init__(self, session, inputs):
         self.session = session
         self.inputs = inputs
         self.moment = getattr(inputs, "moment", None)
@@ -369,9 +366,3 @@ class Chart:
     def __repr__(self) -> str:
         names = "·".join(self.subnames)
         return f"<Chart {self.id} 三傳 {self.sanchuan or '—'} {self.method or '—'} {names}>"
-
-    def _repr_html_(self) -> str:
-        """In a notebook: the chart drawn, each conclusion clickable to its derivation."""
-        from ..explain.page import fragment
-
-        return fragment(self)
