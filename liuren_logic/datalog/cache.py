@@ -12,6 +12,12 @@ is made again. The directory is used only when it is a real directory owned by t
 not writable by group or others; temporary files are removed whether or not the write
 succeeds (and those a killed writer left, at the next write), and the oldest entries beyond
 ``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
+
+An entry may also be shipped prepared in a folder of the installed package (``shipped``,
+written at build time by ``write_shipped``): it is read before the user's directory, as
+trusted as the package's code beside it, so it carries a SHA-256 digest of its name and
+payload instead of a MAC: a damaged one (a flipped byte, a truncated file) is not used, and
+its name covers the same code and bytes, so a changed file or package never finds it.
 """
 from __future__ import annotations
 
@@ -167,6 +173,34 @@ def _load(folder: Path, name: str, decode):
         return decode(payload)
     except (ValueError, TypeError, KeyError, IndexError, RecursionError):
         return None
+
+
+def shipped(folder: Path, name: str, decode):
+    """The value of the entry ``name`` shipped in ``folder`` (``decode(payload)``), or None when there
+    is none, its digest does not match or ``decode`` refuses it (as ``entry`` counts a miss)."""
+    try:
+        stored = (folder / f"{name}.json").read_bytes()
+    except OSError:
+        return None
+    digest, _, payload = stored.partition(b"\n")
+    if not hmac.compare_digest(digest, _digest(name, payload)):
+        return None
+    try:
+        return decode(payload)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
+
+
+def write_shipped(folder: Path, name: str, payload: bytes) -> Path:
+    """Write an entry to ship in ``folder`` (read by ``shipped``); its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_bytes(_digest(name, payload) + b"\n" + payload)
+    return path
+
+
+def _digest(name: str, payload: bytes) -> bytes:
+    return hashlib.sha256(name.encode() + b"\0" + payload).hexdigest().encode()
 
 
 def _store(folder: Path, name: str, value, encode) -> None:
