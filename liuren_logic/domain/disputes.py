@@ -20,7 +20,6 @@ from ..datalog import syntax as S
 from ..datalog.digraph import descendants
 from .errors import InputError
 from .school import CALENDAR_READINGS, kb_root, parsed, reading_file
-from .turns import in_time
 
 if TYPE_CHECKING:
     from .chart import Chart
@@ -96,6 +95,8 @@ def disputes(chart: "Chart") -> list[Dispute]:
 
 
 def _disputes(chart: "Chart", school) -> list[Dispute]:
+    from .turns import in_time  # threads and futures: only when the readings are weighed, not on a warm cast
+
     mine = conclusions(chart)
     found = []
     given = {pred for pred, _, _ in chart.inputs.facts()}
