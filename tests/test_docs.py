@@ -27,7 +27,7 @@ MD_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.md)(?![\w/])")
 MD_LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 DOCUMENT_SUFFIXES = {".md", ".txt", ".json", ".toml", ".dl", ".py", ".html", ".csv", ".yaml", ".pdf"}
 # A citation of the specification: docs/rules.md and the sections after it on the same line.
-SECTION = re.compile(r"§(\d+)((?:(?:,\s*|\s+(?:and\s+)?)[A-G](?![\w\u3400-\u9fff]))*)")
+SECTION = re.compile(r"§(\d+)((?:(?:,\s*|\s+(?:and\s+)?)[A-Z](?![\w\u3400-\u9fff]))*)")
 HEADING = re.compile(r"^#{2,3} §(\d+)(?: ([A-G])\b)?", re.M)
 
 
@@ -128,7 +128,7 @@ def test_every_citation_of_rules_names_a_section_it_has():
                 continue
             for m in SECTION.finditer(line, at):
                 cited += 1
-                for letter in re.findall(r"[A-G]", m.group(2)) or [""]:
+                for letter in re.findall(r"[A-Z]", m.group(2)) or [""]:
                     if (m.group(1), letter) not in sections:
                         wrong.append(f"{name}:{number}: §{m.group(1)} {letter}".rstrip())
             for variant in re.findall(r"VARIANT ([^\s,.;)]+)", line[at:]):
