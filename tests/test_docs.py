@@ -106,8 +106,8 @@ def test_every_markdown_document_cited_is_in_the_repository():
 
 def rules_sections() -> set[tuple[str, str]]:
     """The sections of docs/rules.md: ("3", "") for §3, ("3", "A") for §3 A."""
-    found = {(n, "") for n, _ in HEADING.findall(RULES.read_text("utf-8"))}
-    return found | {(n, x) for n, x in HEADING.findall(RULES.read_text("utf-8")) if x}
+    headings = HEADING.findall(RULES.read_text("utf-8"))
+    return {(n, "") for n, _ in headings} | {(n, x) for n, x in headings if x}
 
 
 def test_rules_has_its_sections():
@@ -119,7 +119,7 @@ def test_rules_has_its_sections():
 
 def test_every_citation_of_rules_names_a_section_it_has():
     """``docs/rules.md §N`` (and ``§3 F, G``, ``§1 (…) and §4``) anywhere, and ``§N`` within it."""
-    sections = rules_sections()
+    sections, rules = rules_sections(), RULES.read_text("utf-8")
     cited, wrong = 0, []
     for name, text in tracked().items():
         for number, line in enumerate(text.splitlines(), 1):
@@ -132,7 +132,7 @@ def test_every_citation_of_rules_names_a_section_it_has():
                     if (m.group(1), letter) not in sections:
                         wrong.append(f"{name}:{number}: §{m.group(1)} {letter}".rstrip())
             for variant in re.findall(r"VARIANT ([^\s,.;)]+)", line[at:]):
-                if variant not in RULES.read_text("utf-8"):
+                if variant not in rules:
                     wrong.append(f"{name}:{number}: VARIANT {variant}")
     assert wrong == []
     assert cited > 60  # the KB, the tests and the docs cite it by section
