@@ -88,12 +88,10 @@ def test_a_planted_pickle_runs_no_code(store, tmp_path):
     expected = fresh(source, "one.dl")
     (entry,) = entries(store)
     marker = tmp_path / "ran"
-    planted = pickle.dumps(_Planted(marker))
-    for name in (entry, entry.with_suffix(".pickle")):  # the entry itself and the old cache's name for it
-        name.write_bytes(planted)
-        os.chmod(name, 0o600)
+    entry.write_bytes(pickle.dumps(_Planted(marker)))
+    os.chmod(entry, 0o600)
     assert fresh(source, "one.dl") == expected
-    assert not marker.exists() and not entry.with_suffix(".pickle").exists()
+    assert not marker.exists()
 
 
 def test_a_tampered_entry_is_detected_and_parsed_again(store):
