@@ -15,18 +15,18 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic import syntax as S
-from liuren_logic.calendar import next_dates
-from liuren_logic.errors import InputError
-from liuren_logic.labels import ANY, book, cite, fill
-from liuren_logic.provenance import bindings
+from liuren_logic.datalog import syntax as S
+from liuren_logic.domain.errors import InputError
+from liuren_logic.datalog.labels import ANY, fill
+from liuren_logic.domain.books import book, cite
+from liuren_logic.datalog.provenance import bindings
+from liuren_logic.domain.calendar import next_dates
 
+from .cells import Cell, Section
 from .glossary import gloss_first, glossary, known_terms, short
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
-
-    from .board import Section
+    from liuren_logic.domain.chart import Chart
 
 # The order a 斷 reads the kinds in: what stands for the matter, then its state, then the course.
 KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
@@ -166,8 +166,8 @@ def _weighing(chart: "Chart", reader: _Reader) -> list[dict]:
     rescue, a defeater) that applies to the chart, with its sentence, rule and line, which way it
     points (成, 不成, 救), the rule that outranked it (its ``@prefer``'s superior) and the rules it
     outranked; the reasons of the side that prevailed first, those that outranked most first."""
-    from liuren_logic.defeasible import applicable, outranked
-    from liuren_logic.syntax import DEFEATER
+    from liuren_logic.datalog.defeasible import applicable, outranked
+    from liuren_logic.datalog.syntax import DEFEATER
 
     defeat, reasons = chart.session.program.defeat, []
     for literal in ("success", "~success"):
@@ -243,14 +243,12 @@ def answer_line(answer: dict, lang: str, glosses: Optional[dict] = None) -> list
         branch=timing["branch"], scale=w["scale"].get(timing["scale"], ""), method=method, dates=dates)]
 
 
-def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
+def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
     """The board's 斷 (None for a chart cast without a matter): the answer in one line (asking ``why 斷``
     of it), the matter, the question and its 用神, then at most REASONS reasons the answer used, the
     side that prevailed first, each with its sign (＋ for, － against, 救 a rescue), its sentence, the
     reason that outranked it, and its book's line; grave words where the weighing allows them; verdicts
     that point opposite ways; then how many findings ``--json`` adds."""
-    from .board import Cell, Section
-
     read = reading(chart)
     if read is None:
         return None
@@ -296,8 +294,8 @@ def weighing_lines(chart: "Chart", value: Optional[str], lang: str) -> list[str]
     answer = (reading(chart) or {}).get("answer")
     if answer is None or value is None:
         return []
-    from liuren_logic.inputs import members
-    from liuren_logic.script import traditional
+    from liuren_logic.datalog.script import traditional
+    from liuren_logic.domain.inputs import members
 
     asked = traditional(str(value).strip())
     if asked == answer["polarity"] or asked not in members(chart.session.base, "answer_kind"):

@@ -29,13 +29,13 @@ from itertools import product
 from datalog_conformance.plugin import get_tests_dir
 
 from conformance import _cases_in
-from liuren_logic.checker import check
-from liuren_logic.defeasible import POLICIES
-from liuren_logic.errors import KBError
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.semantics import EvaluationLimit
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.defeasible import POLICIES
+from liuren_logic.datalog.errors import KBError
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 FOLDERS = ("basic", "ambiguity", "superiority", "strict_only", "klm", "closure")
 HEAVY = 100_000  # bytes: a case file larger than this (po3–po5, ranpo, access1, hmmer, lubm) is heavy

@@ -15,13 +15,13 @@ pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conf
 from conftest import engines_in_full  # noqa: E402
 from defeasible_conformance import HEAVY, OTHER_SEMANTICS, defeasible_cases, run  # noqa: E402
 
-from liuren_logic.checker import check  # noqa: E402
-from liuren_logic.engine import PyDatalog  # noqa: E402
-from liuren_logic.errors import KBError  # noqa: E402
-from liuren_logic.evaluate import Materialisation  # noqa: E402
-from liuren_logic.parser import parse  # noqa: E402
-from liuren_logic.program import KnowledgeBase  # noqa: E402
-from liuren_logic.provenance import Explainer  # noqa: E402
+from liuren_logic.datalog.checker import check  # noqa: E402
+from liuren_logic.datalog.pydatalog_backend import PyDatalog  # noqa: E402
+from liuren_logic.datalog.errors import KBError  # noqa: E402
+from liuren_logic.datalog.evaluate import Materialisation  # noqa: E402
+from liuren_logic.datalog.parser import parse  # noqa: E402
+from liuren_logic.datalog.program import KnowledgeBase  # noqa: E402
+from liuren_logic.datalog.provenance import Explainer  # noqa: E402
 
 
 def pytest_generate_tests(metafunc):
@@ -230,8 +230,8 @@ def test_a_program_without_defeasible_rules_is_unchanged():
 def test_a_snapshot_compiles_the_defeasible_rules_again(tmp_path):
     """A warm start reads the checked modules and their compiled rules from a snapshot: the rules
     their defeasible rules compile to are made again, and answer as the fresh load does."""
-    from liuren_logic import snapshot
-    from liuren_logic.school import _load_afresh
+    from liuren_logic.datalog import snapshot
+    from liuren_logic.domain.school import _load_afresh
 
     sources = [("birds.dl", BIRDS.encode()), ("more.dl", b"@pred walks(x: any).\nwalks(X) :- ~flies(X).\n")]
     fresh = _load_afresh(sources)

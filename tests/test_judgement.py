@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from scopes import SCOPES
-from liuren_logic.cli import main
-from liuren_logic.errors import InputError
+from liuren_logic.faces.cli import main
+from liuren_logic.domain.errors import InputError
 from liuren_logic.explain.judgement import KIND_ORDER
 
 
@@ -189,7 +189,7 @@ def test_the_board_cites_each_reason_by_its_book(capsys, args, lang, book):
     source's key (指南卷一) nor a rule's id."""
     import re
 
-    from liuren_logic.labels import books as named
+    from liuren_logic.domain.books import books as named
 
     code, out, _ = run(capsys, "cast", *args, "--lang", lang)
     section = " ".join(line.strip() for line in out[out.index("\n斷: " if lang == "zh" else "\nJudgement"):].splitlines())
