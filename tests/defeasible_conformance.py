@@ -28,7 +28,7 @@ from itertools import product
 
 from datalog_conformance.plugin import get_tests_dir
 
-from conformance import _cases_in
+from conformance import cases_in as _cases_in
 from liuren_logic.datalog.checker import check
 from liuren_logic.datalog.defeasible import POLICIES
 from liuren_logic.datalog.errors import KBError

@@ -7,12 +7,10 @@ engines' comparisons are selected alone (``pytest -m engines``) or LIUREN_CONFOR
 """
 from __future__ import annotations
 
-import os
 
 import pytest
 
 pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
-from conftest import engines_in_full  # noqa: E402
 from defeasible_conformance import HEAVY, OTHER_SEMANTICS, defeasible_cases, run  # noqa: E402
 
 from liuren_logic.datalog.checker import check  # noqa: E402
@@ -25,14 +23,16 @@ from liuren_logic.datalog.provenance import Explainer  # noqa: E402
 
 
 def pytest_generate_tests(metafunc):
+    """One test a case: the cases of files up to HEAVY bytes by default, the heavier ones in the opt-in
+    set ``-m complete`` (tests/scopes.py's one sampling mechanism)."""
     if "case" not in metafunc.fixturenames:
         return
-    every = engines_in_full(metafunc.config) or os.environ.get("LIUREN_CONFORMANCE") == "all"
-    metafunc.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}")
-                                  for folder, case in defeasible_cases(None if every else HEAVY)])
+    light = {(folder, case.name) for folder, case in defeasible_cases(HEAVY)}
+    metafunc.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}",
+                                               marks=() if (folder, case.name) in light else pytest.mark.complete)
+                                  for folder, case in defeasible_cases()])
 
 
-@pytest.mark.engines
 def test_defeasible_case(case):
     outcome, detail = run(case)
     if outcome == "unsupported":

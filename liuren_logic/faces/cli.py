@@ -443,7 +443,7 @@ def cmd_why(args, negative: bool = False) -> int:
         short = answer(chart, args.question, args.value, args.lang)  # the decisive reason first
         short.lines[:0] = readings_first(chart, args.question, args.value, args.lang)
         if args.question in JUDGEMENT:  # an answer the chart does not have: the weighing behind its own
-            from .explain.judgement import weighing_lines
+            from ..explain.judgement import weighing_lines
 
             short.lines += weighing_lines(chart, args.value, args.lang)
     if fmt == "json":
