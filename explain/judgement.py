@@ -1,14 +1,15 @@
-"""The 斷 of a chart cast with a matter: the findings, verdicts and 應期 the KB's judgement rules
-(kb/judgement) derive, each with its rule's sentence (zh, en), the rule and its source.
+"""The 斷 of a chart cast with a matter: the answer the KB's weighing derives (kb/judgement/answer.dl),
+with its reasons, and the findings, verdicts and 應期 candidates beside it, each with its rule's
+sentence (zh, en), the rule and its source.
 
-Nothing here judges: it reads the relations ``finding``, ``verdict`` and ``timing`` and the rule
-each row was derived by, and orders the findings by weight for the matter: those of rules that read
-the matter itself (its 類神, or a line about that matter) first, then those every matter gets; each
-group by kind, the matter's own signs (類神, 六親) first. ``cast --json`` carries them all
-(:func:`judgement_data`); the board's last section (:func:`judgement_section`) the first SHOWN,
-each citing its book by name (data/sources.txt). In English a 類神 table's role word (the line's
-own: 天后久) reads in English with the word after it (the KB's ``role_en``), and each term is
-glossed at its first use in the judgement.
+Nothing here judges: it reads the relations ``answer``, ``success``, ``answer_timing``, the weighing's
+compiled ``app·`` and ``outranked·`` relations, ``finding``, ``verdict`` and ``timing``, and the rule each
+row was derived by; it orders the findings by weight for the matter (those of rules that read the
+matter itself first, each group by kind). ``cast --json`` carries them all (:func:`judgement_data`);
+the board's last section (:func:`judgement_section`) the answer and at most REASONS of its reasons,
+each citing its book by name (data/sources.txt). In English a 類神 table's role word (the line's own:
+天后久) reads in English with the word after it (the KB's ``role_en``), and each term is glossed at its
+first use in the judgement.
 """
 from __future__ import annotations
 
@@ -34,11 +35,9 @@ KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課�
 NUMERALS = str.maketrans("一二三四", "1234")
 JOIN = {"zh": "；", "en": "; "}  # between the sentences of a finding one rule derives several times
 WORDS = {"zh": {"title": "斷", "matter": "占", "question": "問", "verdict": "斷語", "timing": "應期",
-                "more": "另有{n}條（--json 全列）", "none": "（無）",
                 "conflict": "{a}與{b}相反，兩存之"},
          "en": {"title": "Judgement (斷)", "matter": "matter", "question": "question", "verdict": "verdict",
-                "timing": "timing (應期)", "more": "{n} more (--json lists them all)", "none": "(none)",
-                "conflict": "{a} and {b} point opposite ways; both stand"}}
+                "timing": "timing (應期)", "conflict": "{a} and {b} point opposite ways; both stand"}}
 
 
 def _for_the_matter(rule: S.Rule, preds: dict) -> bool:
@@ -282,9 +281,9 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Sect
 
 
 WEIGHED = {"zh": {"answer": "此課之斷：{answer}（非{asked}）。所據：", "reason": "{sign} {said}{by}〔{source}〕",
-                  "by": "——為「{winner}」所勝", "none": "此課未占事，無斷"},
+                  "by": "——為「{winner}」所勝"},
            "en": {"answer": "This chart's answer: {answer} (not {asked}). On these grounds:",
-                  "reason": "{sign} {said}{by} [{source}]", "by": " — outranked by 「{winner}」", "none": "no matter asked"}}
+                  "reason": "{sign} {said}{by} [{source}]", "by": " — outranked by 「{winner}」"}}
 
 
 def weighing_lines(chart: "Chart", value: Optional[str], lang: str) -> list[str]:
