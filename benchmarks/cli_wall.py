@@ -43,12 +43,12 @@ ROWS = [
 
 
 def liuren_command() -> list[str]:
-    """The ``liuren`` beside this interpreter (a venv's), else ``python -m liuren_logic.cli``."""
+    """The ``liuren`` beside this interpreter (a venv's), else ``python -m liuren_logic.faces.cli``."""
     beside = Path(sys.executable).with_name("liuren")
     if beside.exists():
         return [str(beside)]
     found = shutil.which("liuren")
-    return [found] if found else [sys.executable, "-m", "liuren_logic.cli"]
+    return [found] if found else [sys.executable, "-m", "liuren_logic.faces.cli"]
 
 
 def compile_package() -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from liuren_logic import cache, snapshot
-from liuren_logic.parser import parse_file
+from liuren_logic.datalog import cache
+from liuren_logic.datalog import snapshot
+from liuren_logic.datalog.parser import parse_file
 
 KB = Path(__file__).resolve().parents[1] / "kb"
 FACT = "element_overcomes(水, 火)."
@@ -80,12 +81,10 @@ def test_a_planted_pickle_runs_no_code(store, tmp_path):
     expected = fresh(source, "one.dl")
     (entry,) = entries(store)
     marker = tmp_path / "ran"
-    planted = pickle.dumps(_Planted(marker))
-    for name in (entry, entry.with_suffix(".pickle")):  # the entry itself and the old cache's name for it
-        name.write_bytes(planted)
-        os.chmod(name, 0o600)
+    entry.write_bytes(pickle.dumps(_Planted(marker)))
+    os.chmod(entry, 0o600)
     assert fresh(source, "one.dl") == expected
-    assert not marker.exists() and not entry.with_suffix(".pickle").exists()
+    assert not marker.exists()
 
 
 def test_a_tampered_entry_is_detected_and_parsed_again(store):
@@ -243,7 +242,7 @@ def test_temporary_files_a_killed_writer_left_are_removed(store, tmp_path):
 
 
 def snapshots(folder: Path) -> list[Path]:
-    """The entries that hold a whole loaded knowledge base (:mod:`liuren_logic.snapshot`)."""
+    """The entries that hold a whole loaded knowledge base (:mod:`liuren_logic.datalog.snapshot`)."""
     return [e for e in entries(folder) if e.read_bytes().partition(b"\n")[2].startswith(b'{"files":')]
 
 
@@ -296,8 +295,8 @@ def test_a_tampered_school_entry_cannot_change_the_charts(warm_store, monkeypatc
 
 
 def test_a_planted_school_entry_runs_no_code_and_a_failing_program_is_not_stored(store, tmp_path):
-    from liuren_logic.errors import KBError
-    from liuren_logic.school import load_files
+    from liuren_logic.domain.errors import KBError
+    from liuren_logic.domain.school import load_files
 
     good, bad = tmp_path / "good.dl", tmp_path / "bad.dl"
     good.write_text("@kind b: 子 丑.\n@pred p(x: b).\n@pred q(x: b).\np(子).\nq(X) :- p(X).\n", "utf-8")
@@ -335,7 +334,7 @@ def test_a_large_file_of_plain_facts_is_read_directly_not_stored(store, tmp_path
 
 def test_a_relation_only_facts_give_is_stored_once_in_a_school_entry(store, tmp_path):
     """Its rows are read back from the module's facts; a derived relation's rows are stored."""
-    from liuren_logic.school import load_files
+    from liuren_logic.domain.school import load_files
 
     path = tmp_path / "kb.dl"
     path.write_text("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred t(x: b, y: b).\n"
@@ -355,8 +354,8 @@ def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_p
     files share it (threads asking at once included); a user's extra file, or a changed file, has its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from liuren_logic.evaluate import Materialisation
-    from liuren_logic.school import load_files
+    from liuren_logic.datalog.evaluate import Materialisation
+    from liuren_logic.domain.school import load_files
 
     path, mine = tmp_path / "kb.dl", tmp_path / "mine.dl"
     path.write_text("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred at(x: b) input.\n@pred t(x: b, y: b).\n"
@@ -381,7 +380,7 @@ def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_p
 def test_a_school_file_is_read_through_the_cache_by_its_bytes(store, tmp_path, monkeypatch):
     """A warm start reads a school file's TOML from its entry; an entry that does not check is parsed
     again, and a changed file is another entry."""
-    from liuren_logic import school
+    from liuren_logic.domain import school
 
     monkeypatch.setattr(school, "_schools", {})
     path = tmp_path / "mine.toml"
@@ -400,8 +399,8 @@ def test_a_school_file_is_read_through_the_cache_by_its_bytes(store, tmp_path, m
 def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monkeypatch):
     """A school with one reading swapped, read from its entry, shares the modules of every other file
     with the school already read, and holds what loading its files afresh holds."""
-    from liuren_logic import school
-    from liuren_logic.school import load_school
+    from liuren_logic.domain import school
+    from liuren_logic.domain.school import load_school
 
     load_school("default"), load_school("default", {"fuyin_final": "clash"})  # both stored
     snapshot._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
@@ -411,7 +410,7 @@ def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monke
     mine = {m.path: m for m in default.program.modules}
     shared = [m.path for m in clash.program.modules if mine.get(m.path) is m]
     assert len(shared) == len(mine) - 1 and "kb/variants/fuyin_final/clash.dl" not in shared
-    from liuren_logic.evaluate import Materialisation  # the rules in the same place: prepared once
+    from liuren_logic.datalog.evaluate import Materialisation  # the rules in the same place: prepared once
 
     plans = [Materialisation(kb, static=kb.static).plan for kb in (default, clash)]
     prepared = [{id(r): r for rules, _ in p.static + p.dynamic for r in rules} for p in plans]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.calendar import TERM_NAMES
-from liuren_logic.errors import CalendarError, InputError
+from liuren_logic.domain.calendar import TERM_NAMES
+from liuren_logic.domain.errors import CalendarError, InputError
 from liuren_logic.explain.tree import render
 
 

@@ -7,9 +7,9 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["liuren_logic", "liuren_logic.session", "liuren_logic.explain.lesson",
-                                  "liuren_logic.explain.picture", "liuren_logic.explain.view", "liuren_logic.labels", "liuren_logic.digraph",
-                                  "liuren_logic.script", "liuren_logic.matter"])
+@pytest.mark.parametrize("name", ["liuren_logic", "liuren_logic.domain.session", "liuren_logic.explain.lesson",
+                                  "liuren_logic.explain.picture", "liuren_logic.explain.view", "liuren_logic.datalog.labels", "liuren_logic.datalog.digraph",
+                                  "liuren_logic.datalog.script", "liuren_logic.domain.matter"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0

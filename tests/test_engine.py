@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.errors import InputError
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.domain.errors import InputError
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
 
 DOMAIN = ("子", "丑", "寅")
 HEADER = "@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred f(x: b).\n@pred d1(x: b).\n@pred d2(x: b, y: b).\n"
@@ -161,7 +161,7 @@ def test_recursive_closure_bottom_up_and_top_down():
 
 def test_bottom_up_bindings_follow_the_fire_relations(session):
     """A binding's places are the fire relation's arguments, so fire tuples read back as proofs."""
-    from liuren_logic.evaluate import _Rule
+    from liuren_logic.datalog.evaluate import _Rule
 
     for compiled in session.kb.rules:
         slots = _Rule(compiled).body.slots
@@ -213,7 +213,7 @@ def test_aggregates_negation_and_arithmetic_agree_with_a_reference(e, f, n):
 def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
     """A run of chart-independent literals evaluated as one operation (a segment, once per distinct
     case) gives the bindings its literals give one by one, in the same order."""
-    from liuren_logic.evaluate import _Body
+    from liuren_logic.datalog.evaluate import _Body
 
     facts = [fact for day, offset in (("甲子", 3), ("丁未", 0), ("辛巳", 8))
              for fact in session.offset_input(day, offset).facts()]
@@ -232,7 +232,7 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
     """A segment reads only chart-independent relations, so the tails it finds for a start serve every
     batch of the program after: a batch that finds them kept gives the bindings one that computes
     them gives. A full memo (``SEGMENT_MEMO``) takes no more starts, and the bindings stay the same."""
-    from liuren_logic import operations
+    from liuren_logic.datalog import operations
 
     facts = [fact for day, offset in (("乙丑", 4), ("戊戌", 6)) for fact in session.offset_input(day, offset).facts()]
     batch = session.base.extend(facts).evaluate_all()
@@ -252,7 +252,7 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
 def test_every_constant_a_batch_reads_is_one_its_index_holds(session, monkeypatch):
     """A constant read over a relation (a recursive round's new tuples included) comes from the index
     of the constants the rules ask there, built once, not from a scan of the relation for each."""
-    from liuren_logic.store import Store
+    from liuren_logic.datalog.store import Store
 
     asked, holding = [], Store._holding
 
@@ -268,7 +268,7 @@ def test_every_constant_a_batch_reads_is_one_its_index_holds(session, monkeypatc
 
 def planning_facts(session) -> list:
     """The input facts of a batch just large enough to plan its join orders."""
-    from liuren_logic.evaluate import PLAN_FROM
+    from liuren_logic.datalog.evaluate import PLAN_FROM
 
     return [fact for k in range(PLAN_FROM) for fact in session.offset_input(("甲子", "丁未", "辛巳")[k % 3], k % 12).facts()]
 

@@ -1,4 +1,4 @@
-"""Every optimisation of the bottom-up engine (liuren_logic/passes.py) changes only what an evaluation
+"""Every optimisation of the bottom-up engine (liuren_logic/datalog/passes.py) changes only what an evaluation
 costs: with all passes on and with all off, the same answers and the same derivations (every fire
 relation and aggregate helper) on the KB's 720-chart table, the conformance cases and random programs."""
 from __future__ import annotations
@@ -8,11 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from liuren_logic import Session
-from liuren_logic.checker import check
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.evaluate import PLAN_FROM, Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.passes import ALL, NONE
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.evaluate import PLAN_FROM, Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.passes import ALL, NONE
 
 
 def everything(materialisation: Materialisation) -> dict:
@@ -43,8 +43,8 @@ def test_the_720_chart_table_is_the_same_with_every_pass_and_with_none():
 def test_the_conformance_cases_are_the_same_with_every_pass_and_with_none():
     pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
     from conformance import HEAVY, core_cases, translate  # noqa: E402  (tests/conformance.py)
-    from liuren_logic.errors import KBError
-    from liuren_logic.semantics import EvaluationLimit
+    from liuren_logic.domain.errors import KBError
+    from liuren_logic.datalog.semantics import EvaluationLimit
 
     compared = 0
     for _, case in core_cases(HEAVY):  # the heavy files are not even parsed, as in test_conformance

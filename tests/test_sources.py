@@ -117,7 +117,7 @@ UNCITED = {
 
 
 def _key_terms(rule) -> set[str]:
-    from liuren_logic import syntax as S
+    from liuren_logic.datalog import syntax as S
 
     cjk = re.compile(r"[\u3400-\u9fff]")
     names = [str(a.value) for a in rule.head.args if isinstance(a, S.Const) and cjk.search(str(a.value))]
@@ -156,7 +156,7 @@ def test_every_cited_book_has_its_name_and_a_row_in_docs_sources(session):
     """Output names the book (《福山堂》, not 000): each source key has a name, and docs/sources.md a row."""
     from pathlib import Path
 
-    from liuren_logic.labels import books, cite
+    from liuren_logic.domain.books import books, cite
 
     table = Path(__file__).parent.parent / "docs" / "sources.md"
     rows = {line.split("|")[1].strip(): line for line in table.read_text("utf-8").splitlines() if line.startswith("| ")}
