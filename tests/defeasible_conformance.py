@@ -28,14 +28,14 @@ from itertools import product
 
 from datalog_conformance.plugin import get_tests_dir
 
-from conformance import _cases_in
-from liuren_logic.checker import check
-from liuren_logic.defeasible import POLICIES
-from liuren_logic.errors import KBError
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.semantics import EvaluationLimit
+from conformance import cases_in
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.defeasible import POLICIES
+from liuren_logic.domain.errors import KBError
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 FOLDERS = ("basic", "ambiguity", "superiority", "strict_only", "klm", "closure")
 HEAVY = 100_000  # bytes: a case file larger than this (po3–po5, ranpo, access1, hmmer, lubm) is heavy
@@ -73,7 +73,13 @@ def defeasible_cases(largest=None) -> list[tuple[str, object]]:
     root = get_tests_dir() / "defeasible"
     paths = sorted(p for folder in FOLDERS for p in (root / folder).rglob("*.yaml"))
     return [(path.relative_to(root).parts[0], case) for path in paths
-            if largest is None or path.stat().st_size <= largest for case in _cases_in(path)]
+            if largest is None or path.stat().st_size <= largest for case in cases_in(path)]
+
+
+def heavy_files() -> list:
+    """The defeasible case files over ``HEAVY`` bytes, unread."""
+    root = get_tests_dir() / "defeasible"
+    return sorted(p for folder in FOLDERS for p in (root / folder).rglob("*.yaml") if p.stat().st_size > HEAVY)
 
 
 def relation(name: str) -> str:

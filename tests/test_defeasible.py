@@ -1,46 +1,49 @@
 """Defeasible logic in the KB language (docs/defeasible.md): the suite's defeasible cases, the
 checker's located errors, and derivations that name the rules a conclusion defeated.
 
-The conformance cases run as the core ones do (tests/defeasible_conformance.py): the case files over
-100 KB (the strict-only forms of po3–po5, ranpo, access1, hmmer and lubm) are read only when the
-engines' comparisons are selected alone (``pytest -m engines``) or LIUREN_CONFORMANCE=all is set.
+The conformance cases run as the core ones do (tests/defeasible_conformance.py): one test a case;
+the case files over 100 KB (the strict-only forms of po3–po5, ranpo, access1, hmmer and lubm, 27
+cases) one test a file, in the complete set (``pytest -m complete``), read only when it runs.
 """
 from __future__ import annotations
-
-import os
 
 import pytest
 
 pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
-from conftest import engines_in_full  # noqa: E402
-from defeasible_conformance import HEAVY, OTHER_SEMANTICS, defeasible_cases, run  # noqa: E402
+from defeasible_conformance import (HEAVY, OTHER_SEMANTICS, cases_in, defeasible_cases,  # noqa: E402
+                                    heavy_files, run)
 
-from liuren_logic.checker import check  # noqa: E402
-from liuren_logic.engine import PyDatalog  # noqa: E402
-from liuren_logic.errors import KBError  # noqa: E402
-from liuren_logic.evaluate import Materialisation  # noqa: E402
-from liuren_logic.parser import parse  # noqa: E402
-from liuren_logic.program import KnowledgeBase  # noqa: E402
-from liuren_logic.provenance import Explainer  # noqa: E402
-
-
-def pytest_generate_tests(metafunc):
-    if "case" not in metafunc.fixturenames:
-        return
-    every = engines_in_full(metafunc.config) or os.environ.get("LIUREN_CONFORMANCE") == "all"
-    metafunc.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}")
-                                  for folder, case in defeasible_cases(None if every else HEAVY)])
+from liuren_logic.datalog.checker import check  # noqa: E402
+from liuren_logic.datalog.evaluate import Materialisation  # noqa: E402
+from liuren_logic.datalog.parser import parse  # noqa: E402
+from liuren_logic.datalog.program import KnowledgeBase  # noqa: E402
+from liuren_logic.datalog.provenance import Explainer  # noqa: E402
+from liuren_logic.datalog.pydatalog_backend import PyDatalog  # noqa: E402
+from liuren_logic.domain.errors import KBError  # noqa: E402
 
 
-@pytest.mark.engines
+@pytest.mark.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}")
+                                  for folder, case in defeasible_cases(HEAVY)])
 def test_defeasible_case(case):
+    _check(case)
+
+
+@pytest.mark.complete
+@pytest.mark.parametrize("path", [pytest.param(path, id=f"defeasible/{path.parent.name}/{path.stem}")
+                                  for path in heavy_files()])
+def test_every_defeasible_case_of_a_heavy_file(path):
+    for case in cases_in(path):
+        _check(case)
+
+
+def _check(case):
     outcome, detail = run(case)
     if outcome == "unsupported":
         pytest.xfail(detail)
     if case.name in OTHER_SEMANTICS:
         assert outcome == "other", f"{case.name} was expected to differ ({OTHER_SEMANTICS[case.name]}): {outcome}"
         pytest.xfail(OTHER_SEMANTICS[case.name] + f" ({detail})")
-    assert outcome == "pass", detail
+    assert outcome == "pass", f"{case.name}: {detail}"
 
 
 BIRDS = """\
@@ -223,8 +226,8 @@ def test_a_program_without_defeasible_rules_is_unchanged():
 def test_a_snapshot_compiles_the_defeasible_rules_again(tmp_path):
     """A warm start reads the checked modules and their compiled rules from a snapshot: the rules
     their defeasible rules compile to are made again, and answer as the fresh load does."""
-    from liuren_logic import snapshot
-    from liuren_logic.school import _load_afresh
+    from liuren_logic.datalog import snapshot
+    from liuren_logic.domain.school import _load_afresh
 
     sources = [("birds.dl", BIRDS.encode()), ("more.dl", b"@pred walks(x: any).\nwalks(X) :- ~flies(X).\n")]
     fresh = _load_afresh(sources)
