@@ -17,7 +17,7 @@ from typing import Optional
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
 from .defeasible import Defeat, describe, expand
-from .errors import KBError, Position, Problem
+from .errors import KBError, Position, Problem, did_you_mean
 
 OPEN_KINDS = {"any", "int", "text"}
 
@@ -118,10 +118,7 @@ class _Checker:
 
     @staticmethod
     def suggest(name: str, known) -> str:
-        import difflib  # only for a program with a mistake in it: a warm start never checks
-
-        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        return did_you_mean(name, known)
 
     # clauses ---------------------------------------------------------------
     def clauses(self) -> None:
@@ -396,7 +393,8 @@ def check(modules: list[S.Module], policy: str = "blocking") -> Program:
     checker.declarations()
     checker.clauses()
     if not checker.problems:
-        checker.problems += expand(checker.program, policy)
+        for position, message in expand(checker.program, policy):
+            checker.report(position, message)
     if not checker.problems:
         checker.recursion()
     if checker.problems:

@@ -32,7 +32,7 @@ from typing import Iterable
 
 from . import syntax as S
 from .digraph import Digraph, components, shortest_path
-from .errors import Position, Problem
+from .errors import Position, did_you_mean
 
 BLOCKING, PROPAGATING = "blocking", "propagating"
 POLICIES = (BLOCKING, PROPAGATING)
@@ -107,11 +107,12 @@ class Defeat:
         return self.rules.get(S.strong(pred), [])
 
 
-def expand(program, policy: str = BLOCKING) -> list[Problem]:
+def expand(program, policy: str = BLOCKING) -> list[tuple[Position, str]]:
     """Compile the defeasible rules of a program whose clauses are checked, in place: its rules for
     defeasible literals renamed to their ``app·`` relations (each at its place), the relations above
-    declared and their rules and facts added after. The problems of its @prefer statements and strong
-    negations (none: the program is compiled). A program without any is left as it is."""
+    declared and their rules and facts added after. Returns the problems (place, message) of its
+    @prefer statements and strong negations; only a program without any is compiled. A program with
+    no defeasible rule and no @prefer is left as it is."""
     prefers = [p for module in program.modules for p in module.prefers]
     program.defeat = None
     rules = program.rules
@@ -135,20 +136,20 @@ def expand(program, policy: str = BLOCKING) -> list[Problem]:
     return []
 
 
-def _problems(program, prefers: list, defeasible: set) -> list[Problem]:
+def _problems(program, prefers: list, defeasible: set) -> list[tuple[Position, str]]:
     """Unknown rules and cycles in @prefer; strong negations nothing concludes; input relations
     made defeasible."""
     found = []
 
     def report(at, message):
-        found.append(_problem(program, Position(*at), message))
+        found.append((Position(*at), message))
 
     ids = {r.id for r in program.rules}
     graph = Digraph()
     for prefer in prefers:
         for rule_id, at in zip((prefer.superior, prefer.inferior), prefer.places):
             if rule_id not in ids:
-                report(at, f"@prefer names {rule_id}, which is no rule's id{_suggest(rule_id, ids)}")
+                report(at, f"@prefer names {rule_id}, which is no rule's id{did_you_mean(rule_id, ids)}")
         if prefer.superior == prefer.inferior:
             report(prefer.at, f"@prefer {prefer.superior} > {prefer.inferior}: a rule cannot be superior to itself")
         elif prefer.superior in graph and prefer.inferior in graph and \
@@ -203,18 +204,6 @@ def _estimate_cycles(program, defeat: Defeat) -> None:
             body.append(literal)
         if any(a is not b for a, b in zip(body, rule.body)):
             program.rules[index] = replace(rule, body=tuple(body))
-
-
-def _suggest(name: str, known) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
-def _problem(program, position: Position, message: str) -> Problem:
-    lines = next((m.lines for m in program.modules if m.path == position.path), [])
-    return Problem(position, message, lines[position.line - 1] if 0 < position.line <= len(lines) else "")
 
 
 def _atoms(body) -> Iterable[S.Atom]:
