@@ -236,3 +236,16 @@ def test_a_snapshot_compiles_the_defeasible_rules_again(tmp_path):
     engine = Materialisation(KnowledgeBase(decoded.prepared.program, prepared=decoded.prepared, static=decoded.static))
     assert engine.query("walks", [None]) == [("opus",)]
     assert Explainer(engine).why("walks", ["opus"]).number_of_nodes() > 5
+
+
+def test_a_prefer_that_can_never_decide_is_a_warning():
+    from liuren_logic.datalog.checker import warnings
+
+    text = BIRDS + ('@pred hurt(x: any).\n@defeater zoo.hurt.\n~flies(X) :- hurt(X).\n'
+                    '@prefer zoo.hurt > zoo.fly.\n@prefer zoo.penguin_bird > zoo.fly.\n')
+    found = [str(p) for p in warnings(check([parse(text, "birds.dl")]))]
+    assert any("birds.dl:15:1: @prefer zoo.hurt > zoo.fly has no effect: a defeater concludes nothing to defend; "
+               "it blocks flies unless @prefer zoo.fly > zoo.hurt" in line for line in found), found
+    assert any("birds.dl:16:1: @prefer zoo.penguin_bird > zoo.fly has no effect: their heads (bird, flies) never "
+               "conflict" in line for line in found), found
+    assert warnings(check([parse(BIRDS, "birds.dl")])) == []

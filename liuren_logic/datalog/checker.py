@@ -16,7 +16,7 @@ from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
-from .defeasible import Defeat, describe, expand
+from .defeasible import Defeat, describe, expand, idle_prefers
 from .errors import KBError, Position, Problem, did_you_mean
 
 OPEN_KINDS = {"any", "int", "text"}
@@ -318,10 +318,10 @@ def recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
 
 
 def warnings(program: Program) -> list[Problem]:
-    """Findings that do not stop a program: arithmetic that can feed its own recursion.
-
-    The bottom-up engine stops such a rule after its round limit; pyDatalog refuses it."""
-    found = []
+    """Findings that do not stop a program: arithmetic that can feed its own recursion (the
+    bottom-up engine stops such a rule after its round limit; pyDatalog refuses it), and @prefer
+    statements that can never decide anything."""
+    found = [_problem(program, position, message) for position, message in idle_prefers(program)]
     for rule in program.rules:
         if not recursive_atoms(program, rule):
             continue

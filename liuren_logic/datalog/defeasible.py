@@ -169,6 +169,27 @@ def _problems(program, prefers: list, defeasible: set) -> list[tuple[Position, s
     return found
 
 
+def idle_prefers(program) -> list[tuple[Position, str]]:
+    """The @prefer statements that can never decide anything (a warning, not an error): between
+    rules whose heads never conflict (not p and ~p), or with a defeater preferred, which cannot
+    defend its head (a defeater blocks what it attacks unless a rule for that is preferred to it)."""
+    if program.defeat is None:
+        return []
+    by_id = {r.id: r for rules in program.defeat.rules.values() for r in rules}
+    by_id.update((r.id, r) for r in program.rules if r.id not in by_id)
+    found = []
+    for prefer in (p for m in program.modules for p in m.prefers):
+        superior, inferior = by_id[prefer.superior], by_id[prefer.inferior]
+        if superior.head.pred != S.strong(inferior.head.pred):
+            found.append((prefer.pos, f"@prefer {prefer.superior} > {prefer.inferior} has no effect: their heads "
+                          f"({superior.head.pred}, {inferior.head.pred}) never conflict (only p and ~p do)"))
+        elif superior.kind == S.DEFEATER:
+            found.append((prefer.pos, f"@prefer {prefer.superior} > {prefer.inferior} has no effect: a defeater "
+                          f"concludes nothing to defend; it blocks {inferior.head.pred} unless "
+                          f"@prefer {prefer.inferior} > {prefer.superior}"))
+    return found
+
+
 def _estimate_cycles(program, defeat: Defeat) -> None:
     """Make each group of mutually recursive relations with a negation inside it and a compiled
     relation among them (a cycle through defeat) read its negations of its own relations from
