@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
+from conformance import ENGINES  # noqa: E402
 from defeasible_conformance import (HEAVY, OTHER_SEMANTICS, cases_in, defeasible_cases,  # noqa: E402
                                     heavy_files, run)
 
@@ -22,22 +23,24 @@ from liuren_logic.datalog.pydatalog_backend import PyDatalog  # noqa: E402
 from liuren_logic.domain.errors import KBError  # noqa: E402
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}")
-                                  for folder, case in defeasible_cases(HEAVY)])
-def test_defeasible_case(case):
-    _check(case)
+@pytest.mark.parametrize("case, engine", [pytest.param(case, engine, id=f"defeasible/{folder}/{case.name}[{engine}]")
+                                          for folder, case in defeasible_cases(HEAVY) for engine in ENGINES])
+def test_defeasible_case(case, engine):
+    _check(case, engine)
 
 
 @pytest.mark.complete
 @pytest.mark.parametrize("path", [pytest.param(path, id=f"defeasible/{path.parent.name}/{path.stem}")
                                   for path in heavy_files()])
 def test_every_defeasible_case_of_a_heavy_file(path):
+    """The bottom-up engine only: these are the core suite's heavy programs again, strict only,
+    which tests/test_conformance.py already runs through pyDatalog."""
     for case in cases_in(path):
-        _check(case)
+        _check(case, "materialise")
 
 
-def _check(case):
-    outcome, detail = run(case)
+def _check(case, engine):
+    outcome, detail = run(case, engine)
     if outcome == "unsupported":
         pytest.xfail(detail)
     if case.name in OTHER_SEMANTICS:
@@ -209,12 +212,16 @@ def test_located_errors(text, message):
     assert any(message in line for line in found), found
 
 
-def test_pydatalog_refuses_defeasible_rules_in_one_line():
-    engine = PyDatalog(KnowledgeBase(check([parse(BIRDS, "birds.dl")])))
+def test_pydatalog_agrees_and_refuses_a_cycle_through_defeat_in_one_line():
+    top_down = PyDatalog(KnowledgeBase(check([parse(BIRDS, "birds.dl")])))
+    bottom_up = materialise(BIRDS)
+    for pred in ("flies", "~flies", "nests", "Σ·flies", "beaten·flies", "outranked·zoo.fly"):
+        assert sorted(top_down.query(pred, [None])) == bottom_up.query(pred, [None])
+    cyclic = PyDatalog(KnowledgeBase(check([parse(CYCLE, "cycle.dl")])))
     with pytest.raises(KBError) as error:
-        engine.query("flies", [None])
+        cyclic.query("answer", [None, None])
     assert len(error.value.problems) == 1
-    assert "the pyDatalog engine does not evaluate defeasible rules" in str(error.value.problems[0])
+    assert "cycle.dl:8:18: answer(C, 成) closes a cycle through defeat" in str(error.value.problems[0])
 
 
 def test_a_program_without_defeasible_rules_is_unchanged():

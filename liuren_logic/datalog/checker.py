@@ -321,7 +321,13 @@ def warnings(program: Program) -> list[Problem]:
     """Findings that do not stop a program: arithmetic that can feed its own recursion (the
     bottom-up engine stops such a rule after its round limit; pyDatalog refuses it), and @prefer
     statements that can never decide anything."""
-    found = [_problem(program, position, message) for position, message in idle_prefers(program)]
+    return [_problem(program, position, message) for position, message in idle_prefers(program)] + \
+        _feeding_arithmetic(program)
+
+
+def _feeding_arithmetic(program: Program) -> list[Problem]:
+    """Arithmetic that computes an argument of a relation from its own recursion."""
+    found = []
     for rule in program.rules:
         if not recursive_atoms(program, rule):
             continue
@@ -339,13 +345,13 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
     compiler puts the recursive atoms first; a cycle of three or more relations, so the
-    engine derives it round by round.) Defeasible rules it is not given: one problem, at the first."""
-    if program.defeat is not None:
-        first = min((r for rules in program.defeat.rules.values() for r in rules), key=lambda r: r.at, default=None)
-        at = first.pos if first is not None else next(p for m in program.modules for p in m.prefers).pos
-        return [_problem(program, at, "the pyDatalog engine does not evaluate defeasible rules (@default, "
-                         "@defeater, @prefer, ~p): use the bottom-up engine")]
-    return warnings(program)
+    engine derives it round by round.) A cycle through defeat it is not given (the bottom-up engine
+    derives it by an alternating fixpoint): one problem, at the first atom that closes one."""
+    if program.defeat is not None and program.defeat.estimates:
+        atom = min(program.defeat.readings, key=lambda a: a.at)
+        return [_problem(program, atom.pos, f"{atom} closes a cycle through defeat (a rule that bears on the "
+                         "conclusion it reads), which the pyDatalog engine does not evaluate: use the bottom-up engine")]
+    return _feeding_arithmetic(program)
 
 
 def _computes(literal) -> set[str]:

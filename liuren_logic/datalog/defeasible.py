@@ -94,6 +94,7 @@ class Defeat:
     rules: dict = field(default_factory=dict)  # literal → the user's rules for it (all kinds)
     prefers: dict = field(default_factory=dict)  # inferior rule id → [S.Prefer]
     estimates: dict = field(default_factory=dict)  # est·q → q, in the cycles through defeat
+    readings: list = field(default_factory=list)  # the user's body atoms that close a cycle through defeat
 
     def definite(self, pred: str) -> str:
         """The relation of +Δ ``pred`` (``pred`` itself where nothing defeasible reaches it)."""
@@ -214,6 +215,8 @@ def _estimate_cycles(program, defeat: Defeat) -> None:
         group = group_of[rule.head.pred]
         if group not in cyclic:
             continue
+        if rule.head.pred.startswith("app·"):  # a user's rule reading its own group: where the cycle closes
+            defeat.readings += [a for a in rule.body if isinstance(a, S.Atom) and group_of[a.pred] == group]
         body = []
         for literal in rule.body:
             if isinstance(literal, S.Negation) and group_of[literal.atom.pred] == group:
