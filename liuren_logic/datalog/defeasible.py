@@ -259,6 +259,7 @@ class _Builder:
     def __init__(self, program, defeat: Defeat):
         self.program, self.defeat = program, defeat
         self.added: list[S.Rule] = []
+        self.concluded: set | None = None  # the literals a fact or strict rule concludes
 
     def build(self) -> None:
         program, defeat = self.program, self.defeat
@@ -321,34 +322,39 @@ class _Builder:
                                   id=rule.id + "·supported"))
 
     def literal(self, literal: str) -> None:
-        """The rules of +∂, beaten and outranked, and +Σ of one literal of a defeasible predicate."""
+        """The rules of +∂, beaten and outranked, and +Σ of one literal of a defeasible predicate (a
+        literal without facts or strict rules has no rule from its empty Δ relation)."""
         defeat, base = self.defeat, S.base(literal)
         own, attackers = defeat.rules.get(literal, []), defeat.attackers(literal)
-        complement_definite = any(r.kind == S.STRICT for r in attackers) or \
-            any(f.head.pred == S.strong(literal) for f in self.program.facts)
         live = _supporting if defeat.policy == PROPAGATING else applicable
-        self.generic(literal, [definite(literal)], (), base, literal + "·definite")
+        if self.definite_somewhere(literal):
+            self.generic(literal, [definite(literal)], (), base, literal + "·definite")
+            self.generic(supported(literal), [definite(literal)], (), base, supported(literal) + "·definite")
         if attackers:
             self.declare(beaten(literal), literal, "受制：", "beaten: ")
+        guards = [definite(S.strong(literal))] * self.definite_somewhere(S.strong(literal)) + \
+            [beaten(literal)] * bool(attackers)
         for rule in own:
-            if rule.kind == S.DEFEATER:
-                continue
-            negated = [definite(S.strong(literal))] * complement_definite + [beaten(literal)] * bool(attackers)
-            self.generic(literal, [applicable(rule.id)], negated, rule, rule.id + "·wins", " (prevails)", "（勝）")
-            self.generic(supported(literal), [_supporting(rule.id)], (), rule, rule.id + "·supports")
-        self.generic(supported(literal), [definite(literal)], (), base, supported(literal) + "·definite")
+            if rule.kind != S.DEFEATER:
+                self.generic(literal, [applicable(rule.id)], guards, rule, rule.id + "·wins", " (prevails)", "（勝）")
+                self.generic(supported(literal), [_supporting(rule.id)], (), rule, rule.id + "·supports")
         for attacker in attackers:
             answers = [p for p in defeat.prefers.get(attacker.id, [])
                        if any(r.id == p.superior and r.kind != S.DEFEATER for r in own)]
             if answers:
                 self.declare(outranked(attacker.id), attacker.head.pred, "被勝：", "outranked: ")
-                self.generic(beaten(literal), [live(attacker.id)], [outranked(attacker.id)], attacker,
-                             attacker.id + "·attacks", " (attacks)", "（攻）")
-            else:
-                self.generic(beaten(literal), [live(attacker.id)], (), attacker, attacker.id + "·attacks", " (attacks)", "（攻）")
+            self.generic(beaten(literal), [live(attacker.id)], [outranked(attacker.id)] * bool(answers), attacker,
+                         attacker.id + "·attacks", " (attacks)", "（攻）")
             for prefer in answers:
                 self.generic(outranked(attacker.id), [applicable(prefer.superior), live(attacker.id)], (), prefer,
                              prefer.id)
+
+    def definite_somewhere(self, literal: str) -> bool:
+        """Whether a fact or a strict rule concludes ``literal`` (its Δ relation may hold something)."""
+        if self.concluded is None:
+            self.concluded = {f.head.pred for f in self.program.facts} | \
+                {r.head.pred for rules in self.defeat.rules.values() for r in rules if r.kind == S.STRICT}
+        return literal in self.concluded
 
     def generic(self, head: str, positive: list, negative, origin, rule_id: str, en: str = "", zh: str = "") -> None:
         """``head(X1…) :- positive(X1…)…, not negative(X1…)…`` over the arguments of the declared
