@@ -256,3 +256,30 @@ def test_a_prefer_that_can_never_decide_is_a_warning():
     assert any("birds.dl:16:1: @prefer zoo.penguin_bird > zoo.fly has no effect: their heads (bird, flies) never "
                "conflict" in line for line in found), found
     assert warnings(check([parse(BIRDS, "birds.dl")])) == []
+
+
+WEIGH = """@pred demo_answer(c: text, v: text) zh "{c}斷{v}" en "{c}: the answer is {v}".
+@default demo.ji zh "日干得生則吉" en "a nourished day stem is good" source "demo: ji".
+demo_answer(C, 吉) :- chart(C).
+@default demo.xiong zh "空亡則凶" en "a void is bad" source "demo: xiong".
+~demo_answer(C, 吉) :- chart(C).
+@prefer demo.ji > demo.xiong zh "生重於空" en "nourishment outweighs the void" source "demo: prefer".
+"""
+
+
+def test_the_command_line_says_which_rule_won_and_what_it_defeated(capsys, tmp_path):
+    """A KB file given with --kb beside the default school: why names the winning rule and the one
+    it outranked with the @prefer's source; why-not on ~p names the rule that beat it."""
+    from liuren_logic.faces.cli import main
+
+    path = tmp_path / "weigh.dl"
+    path.write_text(WEIGH, encoding="utf-8")
+    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path), "--lang", "en"]
+    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
+    out = capsys.readouterr().out
+    assert "demo.ji·wins: a nourished day stem is good (prevails)" in out
+    assert "demo.ji>demo.xiong: nourishment outweighs the void  «demo: prefer»" in out
+    assert "demo.xiong: a void is bad" in out
+    assert main(["why-not", "~demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
+    out = capsys.readouterr().out
+    assert "demo.xiong·wins does not fire" in out and "demo.ji·attacks" in out
