@@ -10,7 +10,8 @@ and each of its literals ``L`` (``p``, ``~p``) with complement ``L̄``:
 - ``app·r``: rule r is applicable (its body defeasibly proven): the user's rule r itself, its head
   renamed;
 - ``outranked·s``: an attacker s of L is answered by an applicable rule t for L with
-  ``@prefer t > s`` (one rule for each @prefer, with its id, labels and source: team defeat);
+  ``@prefer t > s`` (one rule for each @prefer, with its id, labels and source: team defeat),
+  where s is supported (its derivation shows s; whether s applies is ``beaten·L``'s question);
 - ``beaten·L``: some attacker of L (a rule of any kind for L̄) is live and not outranked;
 - ``L``: defeasibly proven (+∂), ``L(x) :- Δ·L(x)`` and, for each strict or defeasible rule r for
   L, ``L(x) :- app·r(x), not Δ·L̄(x), not beaten·L(x)`` (the rule ``r·wins``);
@@ -345,9 +346,11 @@ class _Builder:
                 self.declare(outranked(attacker.id), attacker.head.pred, "被勝：", "outranked: ")
             self.generic(beaten(literal), [live(attacker.id)], [outranked(attacker.id)] * bool(answers), attacker,
                          attacker.id + "·attacks", " (attacks)", "（攻）")
-            for prefer in answers:
-                self.generic(outranked(attacker.id), [applicable(prefer.superior), live(attacker.id)], (), prefer,
-                             prefer.id)
+            for prefer in answers:  # answered by an applicable preferred rule (ABGM's 2.3.2), shown with the
+                # attacker's support, which its applicability implies: reading whether it applies would
+                # make a cycle of every attacker that reads the conclusion
+                self.generic(outranked(attacker.id), [applicable(prefer.superior), _supporting(attacker.id)], (),
+                             prefer, prefer.id)
 
     def definite_somewhere(self, literal: str) -> bool:
         """Whether a fact or a strict rule concludes ``literal`` (its Δ relation may hold something)."""
