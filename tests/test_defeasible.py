@@ -79,7 +79,10 @@ def test_superiority_decides_and_strong_negation_is_a_relation():
     assert engine.query("flies", [None]) == [("tweety",)]
     assert engine.query("~flies", [None]) == [("opus",)]
     assert engine.query("nests", [None]) == [("tweety",)]  # a strict rule reads what is defeasibly proven
-    assert engine.query("Δ·flies", [None]) == []  # nothing about flying is definite
+    assert engine.query("Δ·flies", [None]) == []  # nothing about flying is definite …
+    assert engine.query("Δ·nests", [None]) == []  # … so neither is what a strict rule concludes from it
+    definite = engine.program.defeat.definite  # a relation nothing defeasible reaches is its own Δ
+    assert definite("bird") == "bird" and definite("nests") == "Δ·nests" and definite("~flies") == "Δ·~flies"
 
 
 def test_without_the_superiority_both_are_blocked_and_supported():
