@@ -17,7 +17,7 @@ METHOD_COUNTS = {"賊剋": 337, "比用": 81, "涉害": 76, "遙剋": 65, "伏�
 NAME_COUNTS = {("賊剋", "重審"): 218, ("賊剋", "元首"): 119, ("涉害", "見機"): 11, ("涉害", "察微"): 9,
                ("遙剋", "蒿矢"): 40, ("遙剋", "彈射"): 25}
 # The three 《指南》 涉害 charts the default count does not give: 2 follow the 孟仲季 short-cut (癸卯 10,
-# 癸酉 7), and 戊辰 6 (巳亥巳) 《大全》's 比用格 (cases/README.md; tests/test_disputed_readings.py).
+# 癸酉 7), and 戊辰 6 (巳亥巳) 《大全》's 比用格 (tests/data/cases/README.md; tests/test_disputed_readings.py).
 SHEHAI_DISPUTED_CASES = {("癸卯", 10), ("癸酉", 7), ("戊辰", 6)}
 ALIASES = {"朱": "雀", "六": "合", "青": "龍", "白": "虎", "後": "后"}
 
