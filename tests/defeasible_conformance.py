@@ -16,7 +16,7 @@ not proven (``Σ·p`` and not ``p``: an ambiguous literal). :func:`run` compares
 every policy the case expects; the policies the language does not have (the KLM closures)
 are listed as such.
 
-    python tests/defeasible_conformance.py     # the table of outcomes by folder
+    python tests/defeasible_conformance.py [--all] [--pydatalog]    # the outcomes by folder
 """
 from __future__ import annotations
 
@@ -28,13 +28,14 @@ from itertools import product
 
 from datalog_conformance.plugin import get_tests_dir
 
-from conformance import cases_in as _cases_in
+from conformance import cases_in
 from liuren_logic.datalog.checker import check
 from liuren_logic.datalog.defeasible import POLICIES
-from liuren_logic.datalog.errors import KBError
+from liuren_logic.domain.errors import KBError
 from liuren_logic.datalog.evaluate import Materialisation
 from liuren_logic.datalog.parser import parse
 from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
 from liuren_logic.datalog.semantics import EvaluationLimit
 
 FOLDERS = ("basic", "ambiguity", "superiority", "strict_only", "klm", "closure")
@@ -73,7 +74,13 @@ def defeasible_cases(largest=None) -> list[tuple[str, object]]:
     root = get_tests_dir() / "defeasible"
     paths = sorted(p for folder in FOLDERS for p in (root / folder).rglob("*.yaml"))
     return [(path.relative_to(root).parts[0], case) for path in paths
-            if largest is None or path.stat().st_size <= largest for case in _cases_in(path)]
+            if largest is None or path.stat().st_size <= largest for case in cases_in(path)]
+
+
+def heavy_files() -> list:
+    """The defeasible case files over ``HEAVY`` bytes, unread."""
+    root = get_tests_dir() / "defeasible"
+    return sorted(p for folder in FOLDERS for p in (root / folder).rglob("*.yaml") if p.stat().st_size > HEAVY)
 
 
 def relation(name: str) -> str:
@@ -178,11 +185,15 @@ def _expectations(case) -> dict:
 
 
 @lru_cache(maxsize=4)
-def _load(text: str, policy: str):
-    """The materialisation of a theory's KB text under a policy, or the error refusing it."""
+def _load(text: str, policy: str, engine: str):
+    """What answers a theory's KB text under a policy with one engine, or the error refusing it."""
     try:
-        program = check([parse(text, "theory.dl")], policy)
-        return Materialisation(KnowledgeBase(program))
+        kb = KnowledgeBase(check([parse(text, "theory.dl")], policy))
+        if engine == "materialise":
+            return Materialisation(kb)
+        top_down = PyDatalog(kb)
+        top_down.activate()
+        return top_down
     except (KBError, EvaluationLimit) as error:
         return error
 
@@ -228,8 +239,8 @@ def _universe(case) -> list:
     return sorted(values, key=str)
 
 
-def run(case) -> tuple[str, str]:
-    """(outcome, detail) of one case: ``pass``, ``fail``, ``refused`` (a located error, or a limit) or
+def run(case, engine: str = "materialise") -> tuple[str, str]:
+    """(outcome, detail) of one case under one engine: ``pass``, ``fail``, ``refused`` (a located error, or a limit) or
     ``unsupported`` (every policy the language has passes; the case also expects one it has not, or
     a KLM property); ``other`` for a case of :data:`OTHER_SEMANTICS` that fails as it says."""
     if case.klm_property is not None:
@@ -243,10 +254,10 @@ def run(case) -> tuple[str, str]:
         if policy not in POLICIES:
             unsupported.append(UNSUPPORTED[policy])
             continue
-        engine = _load(text, policy)
-        if isinstance(engine, Exception):
-            return "refused", str(engine).splitlines()[0]
-        got = sections(engine, case, wanted)
+        answering = _load(text, policy, engine)
+        if isinstance(answering, Exception):
+            return "refused", str(answering).splitlines()[0]
+        got = sections(answering, case, wanted)
         for section, predicates in wanted.items():
             for pred, rows in predicates.items():
                 expected = {tuple(row) for row in rows}
@@ -260,8 +271,9 @@ def run(case) -> tuple[str, str]:
 
 if __name__ == "__main__":
     results = Counter()
+    engine = "pydatalog" if "--pydatalog" in sys.argv else "materialise"
     for folder, case in defeasible_cases(None if "--all" in sys.argv else HEAVY):
-        outcome, detail = run(case)
+        outcome, detail = run(case, engine)
         results[folder, outcome] += 1
         if outcome != "pass" or "-v" in sys.argv:
             print(f"{folder}/{case.name}: {outcome} {detail}", file=sys.stderr)

@@ -1,46 +1,52 @@
 """Defeasible logic in the KB language (docs/defeasible.md): the suite's defeasible cases, the
 checker's located errors, and derivations that name the rules a conclusion defeated.
 
-The conformance cases run as the core ones do (tests/defeasible_conformance.py): the case files over
-100 KB (the strict-only forms of po3–po5, ranpo, access1, hmmer and lubm) are read only when the
-engines' comparisons are selected alone (``pytest -m engines``) or LIUREN_CONFORMANCE=all is set.
+The conformance cases run as the core ones do (tests/defeasible_conformance.py): one test a case;
+the case files over 100 KB (the strict-only forms of po3–po5, ranpo, access1, hmmer and lubm, 27
+cases) one test a file, in the complete set (``pytest -m complete``), read only when it runs.
 """
 from __future__ import annotations
-
 
 import pytest
 
 pytest.importorskip("datalog_conformance", reason="the test extra's datalog-conformance is not installed")
-from defeasible_conformance import HEAVY, OTHER_SEMANTICS, defeasible_cases, run  # noqa: E402
+from conformance import ENGINES  # noqa: E402
+from defeasible_conformance import (HEAVY, OTHER_SEMANTICS, cases_in, defeasible_cases,  # noqa: E402
+                                    heavy_files, run)
 
 from liuren_logic.datalog.checker import check  # noqa: E402
-from liuren_logic.datalog.pydatalog_backend import PyDatalog  # noqa: E402
-from liuren_logic.datalog.errors import KBError  # noqa: E402
 from liuren_logic.datalog.evaluate import Materialisation  # noqa: E402
 from liuren_logic.datalog.parser import parse  # noqa: E402
 from liuren_logic.datalog.program import KnowledgeBase  # noqa: E402
 from liuren_logic.datalog.provenance import Explainer  # noqa: E402
+from liuren_logic.datalog.pydatalog_backend import PyDatalog  # noqa: E402
+from liuren_logic.domain.errors import KBError  # noqa: E402
 
 
-def pytest_generate_tests(metafunc):
-    """One test a case: the cases of files up to HEAVY bytes by default, the heavier ones in the opt-in
-    set ``-m complete`` (tests/scopes.py's one sampling mechanism)."""
-    if "case" not in metafunc.fixturenames:
-        return
-    light = {(folder, case.name) for folder, case in defeasible_cases(HEAVY)}
-    metafunc.parametrize("case", [pytest.param(case, id=f"defeasible/{folder}/{case.name}",
-                                               marks=() if (folder, case.name) in light else pytest.mark.complete)
-                                  for folder, case in defeasible_cases()])
+@pytest.mark.parametrize("case, engine", [pytest.param(case, engine, id=f"defeasible/{folder}/{case.name}[{engine}]")
+                                          for folder, case in defeasible_cases(HEAVY) for engine in ENGINES])
+def test_defeasible_case(case, engine):
+    _check(case, engine)
 
 
-def test_defeasible_case(case):
-    outcome, detail = run(case)
+@pytest.mark.complete
+@pytest.mark.parametrize("path", [pytest.param(path, id=f"defeasible/{path.parent.name}/{path.stem}")
+                                  for path in heavy_files()])
+def test_every_defeasible_case_of_a_heavy_file(path):
+    """The bottom-up engine only: these are the core suite's heavy programs again, strict only,
+    which tests/test_conformance.py already runs through pyDatalog."""
+    for case in cases_in(path):
+        _check(case, "materialise")
+
+
+def _check(case, engine):
+    outcome, detail = run(case, engine)
     if outcome == "unsupported":
         pytest.xfail(detail)
     if case.name in OTHER_SEMANTICS:
         assert outcome == "other", f"{case.name} was expected to differ ({OTHER_SEMANTICS[case.name]}): {outcome}"
         pytest.xfail(OTHER_SEMANTICS[case.name] + f" ({detail})")
-    assert outcome == "pass", detail
+    assert outcome == "pass", f"{case.name}: {detail}"
 
 
 BIRDS = """\
@@ -73,7 +79,10 @@ def test_superiority_decides_and_strong_negation_is_a_relation():
     assert engine.query("flies", [None]) == [("tweety",)]
     assert engine.query("~flies", [None]) == [("opus",)]
     assert engine.query("nests", [None]) == [("tweety",)]  # a strict rule reads what is defeasibly proven
-    assert engine.query("Δ·flies", [None]) == []  # nothing about flying is definite
+    assert engine.query("Δ·flies", [None]) == []  # nothing about flying is definite …
+    assert engine.query("Δ·nests", [None]) == []  # … so neither is what a strict rule concludes from it
+    definite = engine.program.defeat.definite  # a relation nothing defeasible reaches is its own Δ
+    assert definite("bird") == "bird" and definite("nests") == "Δ·nests" and definite("~flies") == "Δ·~flies"
 
 
 def test_without_the_superiority_both_are_blocked_and_supported():
@@ -173,7 +182,7 @@ def test_the_derivation_of_a_defeasible_conclusion_names_the_rule_it_defeated():
     assert "zoo.penguin" in rules  # … applied: its body
     prefer = rules["zoo.penguin>zoo.fly"]  # the superiority that outranked the attacker, with its source
     assert prefer["source"] == "specificity"
-    assert "zoo.fly" in rules  # the defeated rule, applicable: its body shown
+    assert rules["zoo.fly·supported"]["en"] == "a bird flies"  # the defeated rule, with its body
     assert any(attrs["kind"] == "fact" and attrs["text"] == "penguin(opus)" for _, attrs in graph.nodes(data=True))
 
 
@@ -206,19 +215,16 @@ def test_located_errors(text, message):
     assert any(message in line for line in found), found
 
 
-def test_pydatalog_evaluates_a_stratified_theory_and_refuses_a_cycle_through_defeat_in_one_line():
-    """The compiled relations of a theory without a cycle through defeat are stratified Datalog, which
-    pyDatalog evaluates as the bottom-up engine does (kb/judgement's weighing runs under both); a cycle
-    needs the alternating fixpoint, which it is not given."""
-    engine = PyDatalog(KnowledgeBase(check([parse(BIRDS, "birds.dl")])))
+def test_pydatalog_agrees_and_refuses_a_cycle_through_defeat_in_one_line():
+    top_down = PyDatalog(KnowledgeBase(check([parse(BIRDS, "birds.dl")])))
     bottom_up = materialise(BIRDS)
-    for pred in ("flies", "~flies"):
-        assert sorted(engine.query(pred, [None])) == sorted(bottom_up.query(pred, [None]))
+    for pred in ("flies", "~flies", "nests", "Σ·flies", "beaten·flies", "outranked·zoo.fly"):
+        assert sorted(top_down.query(pred, [None])) == bottom_up.query(pred, [None])
     cyclic = PyDatalog(KnowledgeBase(check([parse(CYCLE, "cycle.dl")])))
     with pytest.raises(KBError) as error:
         cyclic.query("answer", [None, None])
     assert len(error.value.problems) == 1
-    assert "does not evaluate defeasible rules in a cycle through defeat" in str(error.value.problems[0])
+    assert "cycle.dl:8:18: answer(C, 成) closes a cycle through defeat" in str(error.value.problems[0])
 
 
 def test_a_program_without_defeasible_rules_is_unchanged():
@@ -240,3 +246,43 @@ def test_a_snapshot_compiles_the_defeasible_rules_again(tmp_path):
     engine = Materialisation(KnowledgeBase(decoded.prepared.program, prepared=decoded.prepared, static=decoded.static))
     assert engine.query("walks", [None]) == [("opus",)]
     assert Explainer(engine).why("walks", ["opus"]).number_of_nodes() > 5
+
+
+def test_a_prefer_that_can_never_decide_is_a_warning():
+    from liuren_logic.datalog.checker import warnings
+
+    text = BIRDS + ('@pred hurt(x: any).\n@defeater zoo.hurt.\n~flies(X) :- hurt(X).\n'
+                    '@prefer zoo.hurt > zoo.fly.\n@prefer zoo.penguin_bird > zoo.fly.\n')
+    found = [str(p) for p in warnings(check([parse(text, "birds.dl")]))]
+    assert any("birds.dl:15:1: @prefer zoo.hurt > zoo.fly has no effect: a defeater concludes nothing to defend; "
+               "it blocks flies unless @prefer zoo.fly > zoo.hurt" in line for line in found), found
+    assert any("birds.dl:16:1: @prefer zoo.penguin_bird > zoo.fly has no effect: their heads (bird, flies) never "
+               "conflict" in line for line in found), found
+    assert warnings(check([parse(BIRDS, "birds.dl")])) == []
+
+
+WEIGH = """@pred demo_answer(c: text, v: text) zh "{c}斷{v}" en "{c}: the answer is {v}".
+@default demo.ji zh "日干得生則吉" en "a nourished day stem is good" source "demo: ji".
+demo_answer(C, 吉) :- chart(C).
+@default demo.xiong zh "空亡則凶" en "a void is bad" source "demo: xiong".
+~demo_answer(C, 吉) :- chart(C).
+@prefer demo.ji > demo.xiong zh "生重於空" en "nourishment outweighs the void" source "demo: prefer".
+"""
+
+
+def test_the_command_line_says_which_rule_won_and_what_it_defeated(capsys, tmp_path):
+    """A KB file given with --kb beside the default school: why names the winning rule and the one
+    it outranked with the @prefer's source; why-not on ~p names the rule that beat it."""
+    from liuren_logic.faces.cli import main
+
+    path = tmp_path / "weigh.dl"
+    path.write_text(WEIGH, encoding="utf-8")
+    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path), "--lang", "en"]
+    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
+    out = capsys.readouterr().out
+    assert "demo.ji·wins: a nourished day stem is good (prevails)" in out
+    assert "demo.ji>demo.xiong: nourishment outweighs the void  «demo: prefer»" in out
+    assert "demo.xiong·supported: a void is bad" in out
+    assert main(["why-not", "~demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
+    out = capsys.readouterr().out
+    assert "demo.xiong·wins does not fire" in out and "demo.ji·attacks" in out

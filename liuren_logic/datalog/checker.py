@@ -16,8 +16,8 @@ from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
-from .defeasible import Defeat, describe, expand
-from .errors import KBError, Position, Problem
+from .defeasible import Defeat, describe, expand, idle_prefers
+from .errors import KBError, Position, Problem, did_you_mean
 
 OPEN_KINDS = {"any", "int", "text"}
 
@@ -118,10 +118,7 @@ class _Checker:
 
     @staticmethod
     def suggest(name: str, known) -> str:
-        import difflib  # only for a program with a mistake in it: a warm start never checks
-
-        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        return did_you_mean(name, known)
 
     # clauses ---------------------------------------------------------------
     def clauses(self) -> None:
@@ -321,9 +318,15 @@ def recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
 
 
 def warnings(program: Program) -> list[Problem]:
-    """Findings that do not stop a program: arithmetic that can feed its own recursion.
+    """Findings that do not stop a program: arithmetic that can feed its own recursion (the
+    bottom-up engine stops such a rule after its round limit; pyDatalog refuses it), and @prefer
+    statements that can never decide anything."""
+    return [_problem(program, position, message) for position, message in idle_prefers(program)] + \
+        _feeding_arithmetic(program)
 
-    The bottom-up engine stops such a rule after its round limit; pyDatalog refuses it."""
+
+def _feeding_arithmetic(program: Program) -> list[Problem]:
+    """Arithmetic that computes an argument of a relation from its own recursion."""
     found = []
     for rule in program.rules:
         if not recursive_atoms(program, rule):
@@ -342,14 +345,13 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
     compiler puts the recursive atoms first; a cycle of three or more relations, so the
-    engine derives it round by round.) Defeasible rules it evaluates as their stratified compilation; a
-    cycle through defeat (the alternating fixpoint) it is not given: one problem, at the first rule."""
+    engine derives it round by round.) A cycle through defeat it is not given (the bottom-up engine
+    derives it by an alternating fixpoint): one problem, at the first atom that closes one."""
     if program.defeat is not None and program.defeat.estimates:
-        first = min((r for rules in program.defeat.rules.values() for r in rules), key=lambda r: r.at, default=None)
-        at = first.pos if first is not None else next(p for m in program.modules for p in m.prefers).pos
-        return [_problem(program, at, "the pyDatalog engine does not evaluate defeasible rules in a cycle "
-                         "through defeat (the alternating fixpoint): use the bottom-up engine")]
-    return warnings(program)
+        atom = min(program.defeat.readings, key=lambda a: a.at)
+        return [_problem(program, atom.pos, f"{atom} closes a cycle through defeat (a rule that bears on the "
+                         "conclusion it reads), which the pyDatalog engine does not evaluate: use the bottom-up engine")]
+    return _feeding_arithmetic(program)
 
 
 def _computes(literal) -> set[str]:
@@ -397,7 +399,8 @@ def check(modules: list[S.Module], policy: str = "blocking") -> Program:
     checker.declarations()
     checker.clauses()
     if not checker.problems:
-        checker.problems += expand(checker.program, policy)
+        for position, message in expand(checker.program, policy):
+            checker.report(position, message)
     if not checker.problems:
         checker.recursion()
     if checker.problems:

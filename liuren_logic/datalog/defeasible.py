@@ -10,7 +10,8 @@ and each of its literals ``L`` (``p``, ``~p``) with complement ``L̄``:
 - ``app·r``: rule r is applicable (its body defeasibly proven): the user's rule r itself, its head
   renamed;
 - ``outranked·s``: an attacker s of L is answered by an applicable rule t for L with
-  ``@prefer t > s`` (one rule for each @prefer, with its id, labels and source: team defeat);
+  ``@prefer t > s`` (one rule for each @prefer, with its id, labels and source: team defeat),
+  where s is supported (its derivation shows s; whether s applies is ``beaten·L``'s question);
 - ``beaten·L``: some attacker of L (a rule of any kind for L̄) is live and not outranked;
 - ``L``: defeasibly proven (+∂), ``L(x) :- Δ·L(x)`` and, for each strict or defeasible rule r for
   L, ``L(x) :- app·r(x), not Δ·L̄(x), not beaten·L(x)`` (the rule ``r·wins``);
@@ -32,7 +33,7 @@ from typing import Iterable
 
 from . import syntax as S
 from .digraph import Digraph, components, shortest_path
-from .errors import Position, Problem
+from .errors import Position, did_you_mean
 
 BLOCKING, PROPAGATING = "blocking", "propagating"
 POLICIES = (BLOCKING, PROPAGATING)
@@ -94,6 +95,7 @@ class Defeat:
     rules: dict = field(default_factory=dict)  # literal → the user's rules for it (all kinds)
     prefers: dict = field(default_factory=dict)  # inferior rule id → [S.Prefer]
     estimates: dict = field(default_factory=dict)  # est·q → q, in the cycles through defeat
+    readings: list = field(default_factory=list)  # the user's body atoms that close a cycle through defeat
 
     def definite(self, pred: str) -> str:
         """The relation of +Δ ``pred`` (``pred`` itself where nothing defeasible reaches it)."""
@@ -107,11 +109,12 @@ class Defeat:
         return self.rules.get(S.strong(pred), [])
 
 
-def expand(program, policy: str = BLOCKING) -> list[Problem]:
+def expand(program, policy: str = BLOCKING) -> list[tuple[Position, str]]:
     """Compile the defeasible rules of a program whose clauses are checked, in place: its rules for
     defeasible literals renamed to their ``app·`` relations (each at its place), the relations above
-    declared and their rules and facts added after. The problems of its @prefer statements and strong
-    negations (none: the program is compiled). A program without any is left as it is."""
+    declared and their rules and facts added after. Returns the problems (place, message) of its
+    @prefer statements and strong negations; only a program without any is compiled. A program with
+    no defeasible rule and no @prefer is left as it is."""
     prefers = [p for module in program.modules for p in module.prefers]
     program.defeat = None
     rules = program.rules
@@ -135,20 +138,20 @@ def expand(program, policy: str = BLOCKING) -> list[Problem]:
     return []
 
 
-def _problems(program, prefers: list, defeasible: set) -> list[Problem]:
+def _problems(program, prefers: list, defeasible: set) -> list[tuple[Position, str]]:
     """Unknown rules and cycles in @prefer; strong negations nothing concludes; input relations
     made defeasible."""
     found = []
 
     def report(at, message):
-        found.append(_problem(program, Position(*at), message))
+        found.append((Position(*at), message))
 
     ids = {r.id for r in program.rules}
     graph = Digraph()
     for prefer in prefers:
         for rule_id, at in zip((prefer.superior, prefer.inferior), prefer.places):
             if rule_id not in ids:
-                report(at, f"@prefer names {rule_id}, which is no rule's id{_suggest(rule_id, ids)}")
+                report(at, f"@prefer names {rule_id}, which is no rule's id{did_you_mean(rule_id, ids)}")
         if prefer.superior == prefer.inferior:
             report(prefer.at, f"@prefer {prefer.superior} > {prefer.inferior}: a rule cannot be superior to itself")
         elif prefer.superior in graph and prefer.inferior in graph and \
@@ -165,6 +168,27 @@ def _problems(program, prefers: list, defeasible: set) -> list[Problem]:
         if decl.input:
             report(decl.at, f"{name} is an input relation: its facts come at run time, so it cannot be defeasible "
                    "(conclude another relation from it)")
+    return found
+
+
+def idle_prefers(program) -> list[tuple[Position, str]]:
+    """The @prefer statements that can never decide anything (a warning, not an error): between
+    rules whose heads never conflict (not p and ~p), or with a defeater preferred, which cannot
+    defend its head (a defeater blocks what it attacks unless a rule for that is preferred to it)."""
+    if program.defeat is None:
+        return []
+    by_id = {r.id: r for rules in program.defeat.rules.values() for r in rules}
+    by_id.update((r.id, r) for r in program.rules if r.id not in by_id)
+    found = []
+    for prefer in (p for m in program.modules for p in m.prefers):
+        superior, inferior = by_id[prefer.superior], by_id[prefer.inferior]
+        if superior.head.pred != S.strong(inferior.head.pred):
+            found.append((prefer.pos, f"@prefer {prefer.superior} > {prefer.inferior} has no effect: their heads "
+                          f"({superior.head.pred}, {inferior.head.pred}) never conflict (only p and ~p do)"))
+        elif superior.kind == S.DEFEATER:
+            found.append((prefer.pos, f"@prefer {prefer.superior} > {prefer.inferior} has no effect: a defeater "
+                          f"concludes nothing to defend; it blocks {inferior.head.pred} unless "
+                          f"@prefer {prefer.inferior} > {prefer.superior}"))
     return found
 
 
@@ -192,6 +216,8 @@ def _estimate_cycles(program, defeat: Defeat) -> None:
         group = group_of[rule.head.pred]
         if group not in cyclic:
             continue
+        if rule.head.pred.startswith("app·"):  # a user's rule reading its own group: where the cycle closes
+            defeat.readings += [a for a in rule.body if isinstance(a, S.Atom) and group_of[a.pred] == group]
         body = []
         for literal in rule.body:
             if isinstance(literal, S.Negation) and group_of[literal.atom.pred] == group:
@@ -203,18 +229,6 @@ def _estimate_cycles(program, defeat: Defeat) -> None:
             body.append(literal)
         if any(a is not b for a, b in zip(body, rule.body)):
             program.rules[index] = replace(rule, body=tuple(body))
-
-
-def _suggest(name: str, known) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
-def _problem(program, position: Position, message: str) -> Problem:
-    lines = next((m.lines for m in program.modules if m.path == position.path), [])
-    return Problem(position, message, lines[position.line - 1] if 0 < position.line <= len(lines) else "")
 
 
 def _atoms(body) -> Iterable[S.Atom]:
@@ -246,6 +260,7 @@ class _Builder:
     def __init__(self, program, defeat: Defeat):
         self.program, self.defeat = program, defeat
         self.added: list[S.Rule] = []
+        self.concluded: set | None = None  # the literals a fact or strict rule concludes
 
     def build(self) -> None:
         program, defeat = self.program, self.defeat
@@ -308,34 +323,41 @@ class _Builder:
                                   id=rule.id + "·supported"))
 
     def literal(self, literal: str) -> None:
-        """The rules of +∂, beaten and outranked, and +Σ of one literal of a defeasible predicate."""
+        """The rules of +∂, beaten and outranked, and +Σ of one literal of a defeasible predicate (a
+        literal without facts or strict rules has no rule from its empty Δ relation)."""
         defeat, base = self.defeat, S.base(literal)
         own, attackers = defeat.rules.get(literal, []), defeat.attackers(literal)
-        complement_definite = any(r.kind == S.STRICT for r in attackers) or \
-            any(f.head.pred == S.strong(literal) for f in self.program.facts)
         live = _supporting if defeat.policy == PROPAGATING else applicable
-        self.generic(literal, [definite(literal)], (), base, literal + "·definite")
+        if self.definite_somewhere(literal):
+            self.generic(literal, [definite(literal)], (), base, literal + "·definite")
+            self.generic(supported(literal), [definite(literal)], (), base, supported(literal) + "·definite")
         if attackers:
             self.declare(beaten(literal), literal, "受制：", "beaten: ")
+        guards = [definite(S.strong(literal))] * self.definite_somewhere(S.strong(literal)) + \
+            [beaten(literal)] * bool(attackers)
         for rule in own:
-            if rule.kind == S.DEFEATER:
-                continue
-            negated = [definite(S.strong(literal))] * complement_definite + [beaten(literal)] * bool(attackers)
-            self.generic(literal, [applicable(rule.id)], negated, rule, rule.id + "·wins", " (prevails)", "（勝）")
-            self.generic(supported(literal), [_supporting(rule.id)], (), rule, rule.id + "·supports")
-        self.generic(supported(literal), [definite(literal)], (), base, supported(literal) + "·definite")
+            if rule.kind != S.DEFEATER:
+                self.generic(literal, [applicable(rule.id)], guards, rule, rule.id + "·wins", " (prevails)", "（勝）")
+                self.generic(supported(literal), [_supporting(rule.id)], (), rule, rule.id + "·supports")
         for attacker in attackers:
             answers = [p for p in defeat.prefers.get(attacker.id, [])
                        if any(r.id == p.superior and r.kind != S.DEFEATER for r in own)]
             if answers:
                 self.declare(outranked(attacker.id), attacker.head.pred, "被勝：", "outranked: ")
-                self.generic(beaten(literal), [live(attacker.id)], [outranked(attacker.id)], attacker,
-                             attacker.id + "·attacks", " (attacks)", "（攻）")
-            else:
-                self.generic(beaten(literal), [live(attacker.id)], (), attacker, attacker.id + "·attacks", " (attacks)", "（攻）")
-            for prefer in answers:
-                self.generic(outranked(attacker.id), [applicable(prefer.superior), live(attacker.id)], (), prefer,
-                             prefer.id)
+            self.generic(beaten(literal), [live(attacker.id)], [outranked(attacker.id)] * bool(answers), attacker,
+                         attacker.id + "·attacks", " (attacks)", "（攻）")
+            for prefer in answers:  # answered by an applicable preferred rule (ABGM's 2.3.2), shown with the
+                # attacker's support, which its applicability implies: reading whether it applies would
+                # make a cycle of every attacker that reads the conclusion
+                self.generic(outranked(attacker.id), [applicable(prefer.superior), _supporting(attacker.id)], (),
+                             prefer, prefer.id)
+
+    def definite_somewhere(self, literal: str) -> bool:
+        """Whether a fact or a strict rule concludes ``literal`` (its Δ relation may hold something)."""
+        if self.concluded is None:
+            self.concluded = {f.head.pred for f in self.program.facts} | \
+                {r.head.pred for rules in self.defeat.rules.values() for r in rules if r.kind == S.STRICT}
+        return literal in self.concluded
 
     def generic(self, head: str, positive: list, negative, origin, rule_id: str, en: str = "", zh: str = "") -> None:
         """``head(X1…) :- positive(X1…)…, not negative(X1…)…`` over the arguments of the declared
