@@ -232,8 +232,6 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
     """A segment reads only chart-independent relations, so the tails it finds for a start serve every
     batch of the program after: a batch that finds them kept gives the bindings one that computes
     them gives. A full memo (``SEGMENT_MEMO``) takes no more starts, and the bindings stay the same."""
-    from liuren_logic.datalog import operations
-
     facts = [fact for day, offset in (("乙丑", 4), ("戊戌", 6)) for fact in session.offset_input(day, offset).facts()]
     batch = session.base.extend(facts).evaluate_all()
     segmented = [(rule, [op.memo for op in rule.body.ops if op.kind == "segment"])
@@ -241,7 +239,7 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
     segmented = [(rule, memos) for rule, memos in segmented if memos]
     kept = {rule: list(rule.body.run(batch.store, rule.aggregates(batch.store)[1])) for rule, _ in segmented}
     assert sum(len(memo) for _, memos in segmented for memo in memos) > 100
-    monkeypatch.setattr(operations, "SEGMENT_MEMO", 0)
+    monkeypatch.setattr("liuren_logic.datalog.passes.memo.SEGMENT_MEMO", 0)
     for rule, memos in segmented:
         for memo in memos:
             memo.clear()
@@ -268,13 +266,13 @@ def test_every_constant_a_batch_reads_is_one_its_index_holds(session, monkeypatc
 
 def planning_facts(session) -> list:
     """The input facts of a batch just large enough to plan its join orders."""
-    from liuren_logic.datalog.evaluate import PLAN_FROM
+    from liuren_logic.datalog.passes.join_order import PLAN_FROM
 
     return [fact for k in range(PLAN_FROM) for fact in session.offset_input(("甲子", "丁未", "辛巳")[k % 3], k % 12).facts()]
 
 
 def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
-    """Each move :meth:`_Rule.planned` may make (a lookup, a smaller table, a run first, a probe) derives,
+    """Each move :meth:`JoinOrders.planned` may make (a lookup, a smaller table, a run first, a probe) derives,
     over a batch large enough to plan, the heads the rule's own order derives."""
     batch = session.base.extend(planning_facts(session)).evaluate_all()
     assert batch.planning
@@ -282,8 +280,8 @@ def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
     for rule in (rule for rules, recursive in batch.plan.dynamic if not recursive for rule in rules):
         _, values = rule.aggregates(batch.store)
         own = set(rule.heads(rule.run(rule.body, batch.store, values)))
-        for move in rule.moves:
-            body, heads, _ = rule._order((move,))
+        for move in rule.join_orders.moves(rule):
+            body, heads, _ = rule.join_orders.order(rule, (move,))
             assert set(heads(rule.run(body, batch.store, values))) == own, (rule.compiled.rule.id, move)
             kinds.add(move[0])
     assert kinds == {"lookup", "smaller", "first", "probe"}
@@ -292,15 +290,17 @@ def test_every_join_order_a_batch_may_plan_derives_the_same_heads(session):
 def test_a_batch_that_plans_forgets_the_tables_no_stratum_left_reads(session):
     """Once the strata that read a relation are evaluated, a planning batch drops the relation's
     tables; a why reading one builds it again, with the fire tuples of a batch that kept them."""
+    from liuren_logic.datalog.passes.collector import Paused
+
     facts = planning_facts(session)
     batch = session.base.extend(facts)
     batch.query("initial", [None, None])
-    left = {pred for pred, count in batch._unread.items() if count}
+    left = {pred for pred, count in batch.collector.unread.items() if count}
     assert {spec[0] for spec in batch.store._tables} <= left
     batch.evaluate_all()
     assert not batch.store._tables
     kept = session.base.extend(facts)
-    kept._unread = None
+    kept.collector = Paused(kept.store)  # the collector pass without its forgetting
     kept.evaluate_all()
     assert kept.store._tables
     for rule in (rule for rules, recursive in batch.plan.dynamic if not recursive for rule in rules

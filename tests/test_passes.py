@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 from liuren_logic import Session
 from liuren_logic.datalog.checker import check
 from liuren_logic.datalog.program import KnowledgeBase
-from liuren_logic.datalog.evaluate import PLAN_FROM, Materialisation
+from liuren_logic.datalog.evaluate import Materialisation
 from liuren_logic.datalog.parser import parse
 from liuren_logic.datalog.passes import ALL, NONE
+from liuren_logic.datalog.passes.join_order import PLAN_FROM
 
 
 def everything(materialisation: Materialisation) -> dict:
