@@ -287,9 +287,10 @@ def dumps(data) -> bytes:
 
 
 def encode_module(module: S.Module, with_lines: bool = True) -> bytes:
-    """A module as one line of JSON data: its path, its kinds, predicates and rules, its lines (null
+    """A module as one line of JSON data: its path, its kinds, predicates, rules and @prefer statements, its lines (null
     without ``with_lines``: the reader has the file's text)."""
-    parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules)]
+    parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules,
+                                                                     module.prefers)]
     return dumps([module.path, parts, module.lines if with_lines else None])
 
 
@@ -337,8 +338,8 @@ def decode_module(payload: bytes, path: str, terms: Optional[dict] = None, lines
         raise ValueError("an entry for another file")
     if stored is None and lines is None:
         raise ValueError("an entry without its lines")
-    kinds, preds, rules = parts
-    return S.Module(path, kinds, preds, rules, list(lines if stored is None else stored))
+    kinds, preds, rules, prefers = parts
+    return S.Module(path, kinds, preds, rules, list(lines if stored is None else stored), prefers)
 
 
 def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):

@@ -27,7 +27,8 @@ from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 from . import cache
 from . import syntax as S
 from .checker import Program
-from .compiler import CompiledAggregate, CompiledRule
+from .compiler import CompiledAggregate, CompiledRule, plan
+from .defeasible import expand
 from .digraph import Digraph
 from .program import Prepared
 
@@ -139,7 +140,7 @@ def _encode(loaded: Loaded) -> bytes:
                                                        for pred, rows in loaded.static.items()],
     }
     lines = [cache.dumps(header)]
-    compiled = iter(loaded.prepared.rules)
+    compiled = iter(loaded.prepared.rules)  # the modules' rules first, then those their defeasible rules compile to
     for module in program.modules:
         rules = [next(compiled) for rule in module.rules if not rule.is_fact]
         lines += [cache.encode_module(module, with_lines=False),
@@ -186,20 +187,26 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
     if data["files"] != [name for name, _ in sources] or len(lines) != 2 * len(sources):
         raise ValueError("an entry for other files")
     program = Program([_module(line, name, text) for line, (name, text) in zip(lines[::2], sources)])
-    compiled = []
-    for module, line, (_, text) in zip(program.modules, lines[1::2], sources):  # as the checker collected
-        program.kinds.update((k.name, k) for k in module.kinds)  # them: it found no duplicate and no bad clause
+    owned = []  # each module's rules: those of the compiled line stored with it
+    for module in program.modules:  # as the checker collected them: it found no duplicate and no bad clause
+        program.kinds.update((k.name, k) for k in module.kinds)
         program.preds.update((p.name, p) for p in module.preds)
+        start = len(program.rules)
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
-        rules = program.rules[len(compiled):]
+        owned.append((start, len(program.rules)))
+    if expand(program):  # the rules its defeasible rules compile to, after the modules' (stored checked)
+        raise ValueError("an entry whose defeasible rules do not compile")
+    compiled = []
+    for module, line, (_, text), (start, end) in zip(program.modules, lines[1::2], sources, owned):
         key = (module.path, text, line)
         if key not in _stored:
             _stored[key] = cache.decode_nodes(line, module.path, _terms)
         stored = _stored[key]
-        if len(stored) != len(rules):
+        if len(stored) != end - start:
             raise ValueError("compiled rules out of place")
-        compiled += [_compiled(d, rule, len(compiled) + i) for i, (d, rule) in enumerate(zip(stored, rules))]
+        compiled += [_compiled(d, program.rules[start + i], start + i) for i, d in enumerate(stored)]
+    compiled += [plan(rule, index) for index, rule in enumerate(program.rules[len(compiled):], len(compiled))]
     program.members = {kind: None if members is None else frozenset(members) for kind, members in data["members"]}
     graph = program.dependencies = Digraph()
     graph.add_nodes_from(a for a, _ in data["dependencies"])
