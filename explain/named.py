@@ -18,7 +18,7 @@ On this chart it fails at: 丑 is 魁 (戌) or 罡 (辰).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from liuren_logic.datalog import syntax as S
 from liuren_logic.datalog.labels import ANY, fill, number
@@ -26,6 +26,7 @@ from liuren_logic.domain.books import cite
 from liuren_logic.datalog.digraph import Digraph
 from liuren_logic.datalog.provenance import arguments, ground
 
+from .answers import Answer
 from .view import ordered_children
 
 if TYPE_CHECKING:
@@ -69,11 +70,11 @@ def names(chart: "Chart", pred: str) -> list:
     return sorted(chart.session.program.members[decl.params[1][1]], key=str)
 
 
-def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
+def answer(chart: "Chart", pred: str, name: str, lang: str = "zh", reason: Optional[Callable] = None):
     """The why-not of ``pred(chart, name)`` (it must not hold) from the name's defining rule; None when
-    every defining rule fails only above a relation that holds (the caller asks the closest rule)."""
-    from .contrast import Answer
-
+    every defining rule fails only above a relation that holds (the caller asks the closest rule).
+    ``reason(chart, pred, value, lang)`` answers a failing relation's own why-not (the contrastive
+    answer's), whose last line the answer then gives."""
     w, session = WORDS[lang], chart.session
     pattern = (chart.id, name) + (None,) * (session.program.preds[pred].arity - 2)
     head = w["absent"].format(kind=KINDS[pred][lang != "zh"], name=name)
@@ -102,10 +103,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
         lines.append(_failing(chart, graph, failed[0], lang))
         literal = graph.nodes[failed[0]]
         asked = ANSWERED.get(literal.get("pred"))
-        if asked and name in arguments(literal):  # the reason that relation gives, as its own why-not says it
-            from .contrast import answer as contrast
-
-            lines.append(contrast(chart, asked, name, lang).lines[-1])
+        if asked and reason and name in arguments(literal):  # the reason that relation gives, as its own why-not says it
+            lines.append(reason(chart, asked, name, lang).lines[-1])
         keep.update(ordered_children(graph, failed[0]))
     why_not = graph.graph["why_not"]  # the same question, drawn afresh as the graph type asked
     return Answer(question, lines, [], [rule],

@@ -15,7 +15,8 @@ import html
 import re
 from typing import TYPE_CHECKING, Optional
 
-from .board import Cell, Section, sections
+from .board import sections
+from .cells import Cell, Section
 from .lesson import CONCLUSION_STEPS, Step, cite, lesson_steps
 from .picture import render
 from .tree import render as render_tree

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Optional
 from liuren_logic.domain.errors import InputError
 from liuren_logic.domain.inputs import members
 
-from .board import Section, header_section, lessons_section, plates_section, section_lines
+from .board import header_section, lessons_section, plates_section, section_lines
+from .cells import Section
 from .contrast import answer
 from .glossary import glossed_lines
 from .lesson import CONCLUSION_STEPS, Step, lesson_steps

@@ -9,7 +9,6 @@ from functools import partial
 
 import pytest
 
-from conftest import engines_in_full
 from liuren_logic import Session
 from liuren_logic.domain.audit import compare, explain, follows, moments, render_cases, render_text
 from liuren_logic.datalog.collector import collection_paused
@@ -106,12 +105,11 @@ print(json.dumps({c.id: conclusions(c) for c in charts}, ensure_ascii=False))
 """
 
 
-@pytest.mark.parametrize("engine", ["materialise",
-                                    pytest.param("pydatalog", marks=[pytest.mark.engines, pytest.mark.complete])])
-def test_two_schools_in_one_process_answer_as_each_alone(engine, request):
-    """Every 29th chart bottom-up; through pyDatalog (only in the complete sets: its four compiles
-    take 13 s) every 480th (3 charts), every 97th under -m engines."""
-    step = 29 if engine == "materialise" else 97 if engines_in_full(request.config) else 480
+@pytest.mark.parametrize("engine", ["materialise", pytest.param("pydatalog", marks=pytest.mark.complete)])
+def test_two_schools_in_one_process_answer_as_each_alone(engine):
+    """Every 29th chart bottom-up; through pyDatalog (only in the complete set: its four compiles
+    take 13 s) every 97th."""
+    step = 29 if engine == "materialise" else 97
     readings = [{}, {"punishment": "seed000", "noble": "jia_yang"}]
     alone = [json.loads(subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(r), engine, str(step)], check=True,
                                        capture_output=True, text=True).stdout) for r in readings]

@@ -167,3 +167,17 @@ def test_every_cited_book_has_its_name_and_a_row_in_docs_sources(session):
         assert zh.startswith("《") and zh in rows[key] and en.startswith(zh.split("》")[0])
         assert cite(f"{key}: 某句", "zh") == f"{zh}：某句"
     assert books()["000"][0] == "《福山堂》" and books()["003"][0] == "《註解大六壬指南》卷十六"
+
+
+def test_the_rule_counts_of_docs_sources_are_the_kbs():
+    """docs/sources.md's last column counts the ``source`` lines of kb/ (every reading) citing each key."""
+    from collections import Counter
+    from pathlib import Path
+
+    checkout = Path(__file__).parent.parent
+    cited = Counter(m.group(1) for path in (checkout / "kb").rglob("*.dl")
+                    for m in re.finditer(r'\bsource "([^:"]+):', path.read_text("utf-8")))
+    rows = [line.split(" | ") for line in (checkout / "docs" / "sources.md").read_text("utf-8").splitlines()
+            if line.startswith("| ") and not line.startswith("| key")]
+    table = {cells[0][2:].strip(): int(cells[-1].rstrip(" |")) for cells in rows if cells[-1].rstrip(" |").isdigit()}
+    assert table == dict(cited)

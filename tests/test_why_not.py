@@ -13,7 +13,7 @@ from liuren_logic.domain.inputs import members
 from liuren_logic.datalog.labels import ASIDE
 
 
-RULE_ID = re.compile(r"(?<![/\w])[a-z_]+\.[a-z_0-9]+(?!\w)", re.ASCII)  # fuyin.final_clash; not docs/x.md
+RULE_ID = re.compile(r"(?<![/\w])[a-z_]+\.[a-z_0-9]+(?!\w)", re.ASCII)  # fuyin.final_clash; not a path's x.md
 
 
 def says_rule(rule, lang: str, text: str) -> bool:

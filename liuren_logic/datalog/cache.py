@@ -12,6 +12,12 @@ is made again. The directory is used only when it is a real directory owned by t
 not writable by group or others; temporary files are removed whether or not the write
 succeeds (and those a killed writer left, at the next write), and the oldest entries beyond
 ``MAX_ENTRIES`` or ``MAX_BYTES``. A large file of plain facts is not stored (``module``).
+
+An entry may also be shipped prepared in a folder of the installed package (``shipped``,
+written at build time by ``write_shipped``): it is read before the user's directory, as
+trusted as the package's code beside it, so it carries a SHA-256 digest of its name and
+payload instead of a MAC: a damaged one (a flipped byte, a truncated file) is not used, and
+its name covers the same code and bytes, so a changed file or package never finds it.
 """
 from __future__ import annotations
 
@@ -169,6 +175,34 @@ def _load(folder: Path, name: str, decode):
         return None
 
 
+def shipped(folder: Path, name: str, decode):
+    """The value of the entry ``name`` shipped in ``folder`` (``decode(payload)``), or None when there
+    is none, its digest does not match or ``decode`` refuses it (as ``entry`` counts a miss)."""
+    try:
+        stored = (folder / f"{name}.json").read_bytes()
+    except OSError:
+        return None
+    digest, _, payload = stored.partition(b"\n")
+    if not hmac.compare_digest(digest, _digest(name, payload)):
+        return None
+    try:
+        return decode(payload)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
+
+
+def write_shipped(folder: Path, name: str, payload: bytes) -> Path:
+    """Write an entry to ship in ``folder`` (read by ``shipped``); its path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    path.write_bytes(_digest(name, payload) + b"\n" + payload)
+    return path
+
+
+def _digest(name: str, payload: bytes) -> bytes:
+    return hashlib.sha256(name.encode() + b"\0" + payload).hexdigest().encode()
+
+
 def _store(folder: Path, name: str, value, encode) -> None:
     secret = _secret(folder)
     if secret is None:
@@ -253,9 +287,10 @@ def dumps(data) -> bytes:
 
 
 def encode_module(module: S.Module, with_lines: bool = True) -> bytes:
-    """A module as one line of JSON data: its path, its kinds, predicates and rules, its lines (null
+    """A module as one line of JSON data: its path, its kinds, predicates, rules and @prefer statements, its lines (null
     without ``with_lines``: the reader has the file's text)."""
-    parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules)]
+    parts = [[node_data(v, module.path) for v in part] for part in (module.kinds, module.preds, module.rules,
+                                                                     module.prefers)]
     return dumps([module.path, parts, module.lines if with_lines else None])
 
 
@@ -303,8 +338,8 @@ def decode_module(payload: bytes, path: str, terms: Optional[dict] = None, lines
         raise ValueError("an entry for another file")
     if stored is None and lines is None:
         raise ValueError("an entry without its lines")
-    kinds, preds, rules = parts
-    return S.Module(path, kinds, preds, rules, list(lines if stored is None else stored))
+    kinds, preds, rules, prefers = parts
+    return S.Module(path, kinds, preds, rules, list(lines if stored is None else stored), prefers)
 
 
 def decode_nodes(payload: bytes, path: str, terms: Optional[dict] = None):

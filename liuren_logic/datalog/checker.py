@@ -16,7 +16,8 @@ from typing import Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, descendants, shortest_path
-from .errors import KBError, Position, Problem
+from .defeasible import Defeat, describe, expand, idle_prefers
+from .errors import KBError, Position, Problem, did_you_mean
 
 OPEN_KINDS = {"any", "int", "text"}
 
@@ -32,6 +33,7 @@ class Program:
     rules: list[S.Rule] = field(default_factory=list)
     members: dict[str, frozenset | None] = field(default_factory=dict)
     dependencies: Digraph = field(default_factory=Digraph)
+    defeat: Optional[Defeat] = None  # what the compilation of its defeasible rules made (defeasible.py)
     _moving: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, moving())
     _strata: Optional[tuple] = field(default=None, init=False, repr=False, compare=False)  # (graph, stratum_of())
 
@@ -116,10 +118,7 @@ class _Checker:
 
     @staticmethod
     def suggest(name: str, known) -> str:
-        import difflib  # only for a program with a mistake in it: a warm start never checks
-
-        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        return did_you_mean(name, known)
 
     # clauses ---------------------------------------------------------------
     def clauses(self) -> None:
@@ -152,10 +151,12 @@ class _Checker:
         yield from _body_atoms(rule.body)
 
     def atom(self, atom: S.Atom, kinds: dict, computed: bool = False) -> None:
-        """Check an atom against its declaration; ``computed``: a rule's head, whose arguments may be arithmetic."""
-        decl = self.program.preds.get(atom.pred)
+        """Check an atom against its declaration (``~p(…)``'s is p's); ``computed``: a rule's head, whose
+        arguments may be arithmetic."""
+        decl = self.program.preds.get(S.base(atom.pred))
         if decl is None:
-            self.report(atom.pos, f"undeclared predicate {atom.pred}{self.suggest(atom.pred, self.program.preds)}")
+            name = S.base(atom.pred)
+            self.report(atom.pos, f"undeclared predicate {name}{self.suggest(name, self.program.preds)}")
             return
         if decl.arity != len(atom.args):
             self.report(atom.pos, f"{atom.pred} takes {decl.arity} argument{'s' * (decl.arity != 1)} "
@@ -262,21 +263,40 @@ class _Checker:
     def recursion(self) -> None:
         graph = self.program.dependencies
         graph.add_nodes_from(self.program.preds)
+        estimates = self.program.defeat.estimates if self.program.defeat else {}
         for rule in self.program.rules:
             for literal, negative in _dependencies(rule.body):
                 previous = graph.get_edge_data(literal.pred, rule.head.pred, {}).get("negative", False)
                 graph.add_edge(literal.pred, rule.head.pred, negative=negative or previous, at=literal.at)
+                if literal.pred in estimates:  # a cycle through defeat: one group, derived by an alternating fixpoint
+                    graph.add_edge(estimates[literal.pred], rule.head.pred, negative=True, at=literal.at)
         component_of = self.program.stratum_of()
         for rule in self.program.rules:
             head = component_of.get(rule.head.pred)
             for literal, negative in _dependencies(rule.body):
                 if negative and component_of.get(literal.pred) == head:
                     cycle = self.cycle(literal.pred, rule.head.pred)
-                    self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
-                                "(the program cannot be stratified)")
+                    if "·" in cycle:
+                        self.defeat_cycle(literal.pred, rule.head.pred)
+                    else:
+                        self.report(literal.pos, f"negation or aggregate through recursion: {cycle} "
+                                    "(the program cannot be stratified)")
 
     def cycle(self, start: str, end: str) -> str:
         return _cycle(self.program.dependencies, start, end)
+
+    def defeat_cycle(self, start: str, end: str) -> None:
+        """A cycle through the defeat of a defeasible conclusion, at the user's rule that reads the
+        conclusion (a compiled rule's place is its origin's, not the cycle's)."""
+        graph = self.program.dependencies
+        path = shortest_path(graph, end, start) + [end] if start != end else [start, end]
+        edges = list(zip(path, path[1:]))
+        reading = next(((a, b) for a, b in edges if b.startswith("app·")), edges[-1])
+        at = Position(*graph.get_edge_data(*reading)["at"])
+        message = ("a cycle through defeat: " + " → ".join(map(describe, path)) +
+                   " (a conclusion's attack reads the conclusion itself; the theory cannot be stratified)")
+        if not any(p.position == at and p.message == message for p in self.problems):  # one cycle, many literals
+            self.report(at, message)
 
 def _cycle(graph: Digraph, start: str, end: str) -> str:
     path = shortest_path(graph, end, start) if start != end else [start]
@@ -298,9 +318,15 @@ def recursive_atoms(program: Program, rule: S.Rule) -> list[S.Atom]:
 
 
 def warnings(program: Program) -> list[Problem]:
-    """Findings that do not stop a program: arithmetic that can feed its own recursion.
+    """Findings that do not stop a program: arithmetic that can feed its own recursion (the
+    bottom-up engine stops such a rule after its round limit; pyDatalog refuses it), and @prefer
+    statements that can never decide anything."""
+    return [_problem(program, position, message) for position, message in idle_prefers(program)] + \
+        _feeding_arithmetic(program)
 
-    The bottom-up engine stops such a rule after its round limit; pyDatalog refuses it."""
+
+def _feeding_arithmetic(program: Program) -> list[Problem]:
+    """Arithmetic that computes an argument of a relation from its own recursion."""
     found = []
     for rule in program.rules:
         if not recursive_atoms(program, rule):
@@ -319,8 +345,13 @@ def pydatalog_problems(program: Program) -> list[Problem]:
     """Why pyDatalog would not finish on a program, which the bottom-up engine evaluates:
     arithmetic feeding its own recursion. (Right recursion it does not finish either, so the
     compiler puts the recursive atoms first; a cycle of three or more relations, so the
-    engine derives it round by round.)"""
-    return warnings(program)
+    engine derives it round by round.) A cycle through defeat it is not given (the bottom-up engine
+    derives it by an alternating fixpoint): one problem, at the first atom that closes one."""
+    if program.defeat is not None and program.defeat.estimates:
+        atom = min(program.defeat.readings, key=lambda a: a.at)
+        return [_problem(program, atom.pos, f"{atom} closes a cycle through defeat (a rule that bears on the "
+                         "conclusion it reads), which the pyDatalog engine does not evaluate: use the bottom-up engine")]
+    return _feeding_arithmetic(program)
 
 
 def _computes(literal) -> set[str]:
@@ -360,11 +391,16 @@ def _dependencies(body, negative: bool = False):
             yield from _dependencies(literal.body, True)
 
 
-def check(modules: list[S.Module]) -> Program:
-    """Check modules together; return the program or raise :class:`KBError` listing every problem."""
+def check(modules: list[S.Module], policy: str = "blocking") -> Program:
+    """Check modules together, their defeasible rules compiled under ``policy`` (ambiguity
+    ``blocking`` or ``propagating``, :mod:`.defeasible`); return the program or raise
+    :class:`KBError` listing every problem."""
     checker = _Checker(modules)
     checker.declarations()
     checker.clauses()
+    if not checker.problems:
+        for position, message in expand(checker.program, policy):
+            checker.report(position, message)
     if not checker.problems:
         checker.recursion()
     if checker.problems:

@@ -33,8 +33,19 @@ ALL = "all"  # first key of every aggregate function, so that a group may be emp
 
 
 def relation(pred: str) -> str:
-    """pyDatalog's name for a KB predicate: prefixed, so none can clash with its built-ins (rank, len_ …)."""
-    return "k_" + pred
+    """pyDatalog's name for a KB predicate: prefixed, so none can clash with its built-ins (rank, len_ …),
+    and an identifier (a relation compiled from defeasible rules, ``app·w.x``, ``~p``, ``Δ·p``, is
+    written with capitals, which no KB name holds: one name for each relation)."""
+    return "k_" + _identifier(pred)
+
+
+_ESCAPES = {"·": "Q", ".": "P", "~": "N", ">": "G", "Δ": "D", "Σ": "S"}
+
+
+def _identifier(pred: str) -> str:
+    if pred.isidentifier() and pred.isascii():
+        return pred
+    return "".join(c if c.isascii() and (c.isalnum() or c == "_") else _ESCAPES.get(c, f"X{ord(c)}X") for c in pred)
 
 
 @dataclass(frozen=True)
@@ -278,7 +289,7 @@ def declare_empty(pred: str, arity: int, name: str | None = None) -> None:
 
 def delta(pred: str) -> str:
     """The relation holding the tuples of ``pred`` that the last round added (semi-naive rounds)."""
-    return "Delta_" + pred
+    return "Delta_" + _identifier(pred)
 
 
 def emit_delta_rules(compiled: CompiledRule, recursive: set[str], faults: list | None = None) -> list[str]:
@@ -304,6 +315,11 @@ def emit_rule(compiled: CompiledRule, head: bool = True, faults: list | None = N
     ``first``: the body atoms of the rule's own recursion, put first (pyDatalog does not finish
     on right recursion over a cyclic relation, ``t(X, Z) :- e(X, Y), t(Y, Z)``; it does on the
     same body in the other order)."""
+    if not compiled.body:  # a defeasible rule or defeater without a body: its head is ground, it fires once
+        +Term(compiled.fire)()
+        if head:
+            emit_fact(compiled.rule)
+        return
     for agg in compiled.aggregates.values():
         _emit_aggregate(agg, _Emitter(compiled.rule, faults))
     order = compiled.body

@@ -49,6 +49,14 @@ class Problem:
         return render([self])
 
 
+def did_you_mean(name: str, known) -> str:
+    """`` (did you mean x?)`` for the known name closest to a misspelt one, else ``""``."""
+    import difflib  # only for a program with a mistake in it: a warm start never checks
+
+    close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def render(problems: list[Problem]) -> str:
     """Each problem on its line; the source line, with a caret under every problem's column, once
     after the problems of that line (a 300-fact line with 300 problems is echoed once, not 300 times)."""

@@ -651,7 +651,11 @@ class Materialisation:
                 for agg, rows in helpers:
                     self._add(rule, agg.helper, rows)
         if recursive:
-            self._semi_naive(rules, values)
+            estimates = self._estimates(rules)
+            if estimates:
+                self._alternate(rules, values, estimates)
+            else:
+                self._semi_naive(rules, values)
             return
         for rule in rules:
             body, heads = self.order(rule, self.store)
@@ -680,6 +684,45 @@ class Materialisation:
                 changes.add(pred, rows)
             bodies = [(rule, *chosen) for rule in rules for chosen in rule.delta_bodies(self.store, changes)]
             delta = self._round(values, bodies, changes)
+
+    def _estimates(self, rules: list) -> dict[str, str]:
+        """est·q → q for the estimates the negations of these rules read (a cycle through defeat)."""
+        defeat = self.program.defeat
+        if defeat is None or not defeat.estimates:
+            return {}
+        return {literal.atom.pred: defeat.estimates[literal.atom.pred] for rule in rules
+                for literal in rule.compiled.rule.body
+                if isinstance(literal, S.Negation) and literal.atom.pred in defeat.estimates}
+
+    def _alternate(self, rules: list, values: dict, estimates: dict[str, str]) -> None:
+        """A cycle through defeat by the alternating fixpoint (Van Gelder 1993): the stratum derived
+        semi-naively with its negations reading estimates of its own relations held fixed, the
+        estimates taken from the derivation before: first none (an overestimate follows), then in
+        turn each result, until two underestimates agree. The store then holds that underestimate
+        (the well-founded model's true atoms) derived from the last overestimate, which the
+        estimates hold: a firing asked later is found again as it was derived."""
+        heads = sorted({rule.compiled.rule.head.pred for rule in rules})
+        facts = _facts_by_relation(self.kb.prepared)  # a relation derived again starts from its facts
+
+        def derive(estimate: dict) -> dict:
+            for name, pred in estimates.items():
+                self.store.replace(name, estimate.get(pred, ()))
+            for pred in heads:
+                self.store.replace(pred, facts.get(pred, ()))
+            self._semi_naive(rules, values)
+            return {pred: frozenset(self.store.rows(pred)) for pred in heads}
+
+        over, under, turns = derive({}), None, 0
+        while True:
+            turns += 1
+            if turns > self.limits.rounds:
+                raise EvaluationLimit(rules[0].compiled.rule, "no fixpoint of a cycle through defeat after "
+                                      f"{self.limits.rounds} alternations")
+            found = derive(over)
+            if found == under:
+                return
+            under = found
+            over = derive(under)
 
     def _round(self, values, bodies, changes) -> dict:
         """Fire the bodies once over the store as the last round left it (so that no index is built

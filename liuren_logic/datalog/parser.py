@@ -37,6 +37,8 @@ _TERMINAL_NAMES = {
     "MUL_OP": "'*' or 'mod'",
     "LANG": "zh or en",
     "INPUT": "input",
+    "RULE_KIND": "@rule, @default or @defeater",
+    "STRONG": "'~'",
     "$END": "the end of the file",
 }
 
@@ -126,6 +128,9 @@ class _Builder(Transformer):
     @v_args(meta=True)
     def atom(self, meta, children):
         name, *args = children
+        if isinstance(name, Token) and name.type == "STRONG":  # ~p(…): the relation ~p
+            name, *args = args
+            name = "~" + name
         return S.Atom(str(name), self.terms.args([a.term for a in args]), tuple(a.at for a in args), self._at(meta))
 
     @v_args(meta=True)
@@ -176,18 +181,29 @@ class _Builder(Transformer):
 
     @v_args(meta=True)
     def rule_annot(self, meta, children):
-        return self._annotation(meta, children)
+        kind, *rest = children
+        return self._annotation(meta, rest, _KINDS[str(kind)])
+
+    @v_args(meta=True)
+    def prefer(self, meta, children):
+        superior, op, inferior, *rest = children
+        if str(op) != ">":
+            raise _Located(self._at(op), f"a superiority is written '@prefer {superior} > {inferior}', not '{op}'")
+        labels = tuple(tuple(c) for c in rest if c.lang != "source")
+        source = next((c.text for c in rest if c.lang == "source"), "")
+        return S.Prefer(str(superior), str(inferior), labels, source, (self._at(superior), self._at(inferior)),
+                        self._at(meta))
 
     @v_args(meta=True)
     def fact_block(self, meta, children):
         annotation = self._annotation(meta, [c for c in children if not isinstance(c, _Clause)])
         return _FactBlock(annotation, [c for c in children if isinstance(c, _Clause)])
 
-    def _annotation(self, meta, children) -> "_Annotation":
+    def _annotation(self, meta, children, kind: str = S.STRICT) -> "_Annotation":
         rule_id, *rest = children
         labels = tuple(tuple(c) for c in rest if c.lang != "source")
         source = next((c.text for c in rest if c.lang == "source"), "")
-        return _Annotation(str(rule_id), labels, source, self._at(meta))
+        return _Annotation(str(rule_id), labels, source, self._at(meta), kind)
 
     @v_args(meta=True)
     def clause(self, meta, children):
@@ -239,9 +255,16 @@ class _Located(Exception):
         self.at, self.message, self.echo = at, message, echo
 
 
+_KINDS = {"@rule": S.STRICT, "@default": S.DEFAULT, "@defeater": S.DEFEATER}
+_KEYWORD = {kind: keyword for keyword, kind in _KINDS.items()}
+
+
 class _Annotation:
-    def __init__(self, rule_id, labels, source, at):
-        self.rule_id, self.labels, self.source, self.at = rule_id, labels, source, at
+    def __init__(self, rule_id, labels, source, at, kind=S.STRICT):
+        self.rule_id, self.labels, self.source, self.at, self.kind = rule_id, labels, source, at, kind
+
+    def __str__(self) -> str:
+        return f"{_KEYWORD[self.kind]} {self.rule_id}"
 
 
 class _Clause:
@@ -388,37 +411,44 @@ def _assemble(items, path: str, lines: list[str]) -> S.Module:
     pending: _Annotation | None = None
     problems: list[Problem] = []
     stem = path.rsplit("/", 1)[-1].removesuffix(".dl")
+
+    def unfollowed():
+        problems.append(_problem(pending.at, f"{pending} is not followed by a rule", lines))
+
     for item in items:
         if isinstance(item, S.KindDecl):
             module.kinds.append(item)
         elif isinstance(item, S.PredDecl):
             module.preds.append(item)
+        elif isinstance(item, S.Prefer):
+            module.prefers.append(item)
         elif isinstance(item, _FactBlock):
             if pending is not None:
-                problems.append(_problem(pending.at, f"@rule {pending.rule_id} is not followed by a rule", lines))
+                unfollowed()
                 pending = None
             table = item.annotation
             for clause in item.clauses:
                 if clause.body:
                     problems.append(_problem(clause.at, f"@facts {table.rule_id} holds facts only: put this rule outside the block", lines))
                 else:
-                    module.rules.append(S.Rule(clause.head, (), table.rule_id, table.labels, table.source, True, clause.at))
+                    module.rules.append(S.Rule(clause.head, (), table.rule_id, table.labels, table.source, True, at=clause.at))
         elif isinstance(item, _Annotation):
             if pending is not None:
-                problems.append(_problem(pending.at, f"@rule {pending.rule_id} is not followed by a rule", lines))
+                unfollowed()
             pending = item
         else:
-            if pending is not None and not item.body:
+            if pending is not None and not item.body and pending.kind == S.STRICT:
                 problems.append(_problem(pending.at, f"@rule {pending.rule_id} annotates a fact; facts need no rule id", lines))
                 pending = None
             if pending is not None:
-                rule = S.Rule(item.head, item.body, pending.rule_id, pending.labels, pending.source, True, item.at)
+                rule = S.Rule(item.head, item.body, pending.rule_id, pending.labels, pending.source, True,
+                              pending.kind, at=item.at)
                 pending = None
             else:
                 rule = S.Rule(item.head, item.body, f"{stem}.{item.at[1]}", at=item.at)
             module.rules.append(rule)
     if pending is not None:
-        problems.append(_problem(pending.at, f"@rule {pending.rule_id} is not followed by a rule", lines))
+        unfollowed()
     if problems:
         raise KBError(problems)
     return module

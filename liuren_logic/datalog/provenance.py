@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import Optional, Sequence
 
@@ -388,12 +388,12 @@ class Explainer:
         if isinstance(literal, S.Comparison):
             return self._add_comparison(graph, literal, binding, True)
         if isinstance(literal, S.Negation):
-            pattern = ground(literal.atom, binding)
-            text = "not " + atom_text(literal.atom.pred, pattern)
+            pattern, pred = ground(literal.atom, binding), self._estimated(literal.atom.pred)
+            text = "not " + atom_text(pred, pattern)
             nid = node_id("not", text)
             if nid not in graph:
-                graph.add_node(nid, **{**self._atom_attrs("not", literal.atom.pred, pattern), "text": text})
-                child = self._add_absent(graph, literal.atom.pred, pattern, self.why_not_depth)
+                graph.add_node(nid, **{**self._atom_attrs("not", pred, pattern), "text": text})
+                child = self._add_absent(graph, pred, pattern, self.why_not_depth)
                 graph.add_edge(nid, child, order=0)
             return nid
         return self._add_aggregate(graph, firing, literal, chosen)
@@ -491,7 +491,7 @@ class Explainer:
             return [b for row in self.kb.query(literal.pred, pattern)
                     if (b := _unify(literal.args, row, binding)) is not None]
         if isinstance(literal, S.Negation):
-            return [] if self._witness(literal.atom, binding) else [binding]
+            return [] if self._witness(literal.atom, binding) is not None else [binding]  # () is a row
         if isinstance(literal, S.Comparison):
             target = S.assignment_target(literal, set(binding))
             if target is not None:
@@ -512,6 +512,12 @@ class Explainer:
             return [binding] if binding[result] == value else []
         return [{**binding, result: value}]
 
+    def _estimated(self, pred: str) -> str:
+        """The relation an estimate stands for (``est·q`` → q, in a cycle through defeat), else ``pred``:
+        a negation that reads the estimate is explained by the relation itself."""
+        defeat = self.kb.program.defeat
+        return defeat.estimates.get(pred, pred) if defeat is not None else pred
+
     def _witness(self, atom: S.Atom, binding: dict) -> Optional[tuple]:
         """The first row of an atom that matches a binding (a variable repeated in it, alike), or None."""
         rows = self.kb.query(atom.pred, ground(atom, binding))
@@ -523,13 +529,19 @@ class Explainer:
         if isinstance(literal, S.Comparison):
             return self._add_comparison(graph, literal, binding, False)
         if isinstance(literal, S.Negation):
-            pattern = ground(literal.atom, binding)
-            text = "not " + atom_text(literal.atom.pred, pattern)
+            pattern, pred = ground(literal.atom, binding), self._estimated(literal.atom.pred)
+            text = "not " + atom_text(pred, pattern)
             nid = node_id("holds", text)
             if nid not in graph:
-                graph.add_node(nid, **{**self._atom_attrs("holds", literal.atom.pred, pattern), "text": text})
-                atom = (literal.atom.pred, self._witness(literal.atom, binding))
-                graph.add_edge(nid, self._add_atom(graph, atom, self._choose(atom)), order=0)
+                graph.add_node(nid, **{**self._atom_attrs("holds", pred, pattern), "text": text})
+                witness = self._witness(replace(literal.atom, pred=pred), binding)
+                if witness is None:  # estimated to hold, not derived: a cycle through defeat leaves it undecided
+                    graph.nodes[nid].update(undecided=True, reason="undecided: a cycle through defeat leaves it "
+                                            "neither proven nor refuted", reason_zh="未決：勝負成環，既不得證，亦不得駁")
+                    graph.add_edge(nid, self._add_absent(graph, pred, pattern, 0), order=0)
+                else:
+                    atom = (pred, witness)
+                    graph.add_edge(nid, self._add_atom(graph, atom, self._choose(atom)), order=0)
             return nid
         agg = compiled.aggregates[literal]
         value = self.kb.aggregate_value(agg, [binding[n] for n in agg.group])

@@ -14,16 +14,21 @@ The payload is lines of JSON: a header, then two lines per module: the module (w
 lines of text, split again from the file's bytes, which the key covers), and its rules as compiled
 (a body literal the rule itself holds is written as its place in the rule's body). A static
 relation that only the modules' facts give is written as null and read back from them.
+
+Entries may also ship with the package, written at build time (:func:`prepare`), checked by a
+digest instead of a MAC (:func:`~liuren_logic.datalog.cache.shipped`) and read first.
 """
 from __future__ import annotations
 
 import json
-from typing import Callable, NamedTuple, Optional, Sequence
+from pathlib import Path
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 from . import cache
 from . import syntax as S
 from .checker import Program
-from .compiler import CompiledAggregate, CompiledRule
+from .compiler import CompiledAggregate, CompiledRule, plan
+from .defeasible import expand
 from .digraph import Digraph
 from .program import Prepared
 
@@ -36,6 +41,7 @@ _memory: dict[str, "Loaded"] = {}
 _terms: dict = {}  # the variables and constants of every school decoded, one object each
 _modules: dict[tuple, S.Module] = {}
 _stored: dict[tuple, list] = {}
+_pools: dict[Path, tuple] = {}  # a folder of shipped entries → its pool's lines and files (prepare)
 
 
 class Loaded(NamedTuple):
@@ -49,11 +55,77 @@ def key(sources: Sequence[tuple[str, bytes]]) -> str:
                                                 for name, data in sources))
 
 
-def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loaded]) -> Loaded:
-    """The knowledge base of these files (entry ``name``); ``make()`` parses, checks and evaluates on a miss."""
+def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loaded],
+         shipped: Optional[Path] = None) -> Loaded:
+    """The knowledge base of these files (entry ``name``): shipped prepared in the folder ``shipped``
+    (:func:`prepare`), else from the user's cache; ``make()`` parses, checks and evaluates on a miss."""
     if name not in _memory:
-        _memory[name] = cache.entry(name, make, _encode, lambda payload: _decode(payload, sources))
+        found = _shipped(shipped, name, sources) if shipped is not None else None
+        _memory[name] = found if found is not None else \
+            cache.entry(name, make, _encode, lambda payload: _decode(payload, sources))
     return _memory[name]
+
+
+POOL, FILES = "modules", "files"  # the shipped entries of each module's line, and of where each file's is (prepare)
+
+
+def prepare(folder: Path, loaded: Iterable[tuple[str, Sequence[tuple[str, bytes]], Loaded]]) -> list[Path]:
+    """Write these knowledge bases ((entry name, their files as for :func:`key`, loaded) triples, each
+    written as it comes) into ``folder`` to ship with the package (a build step): each module's line
+    once, in the entry ``POOL``, and each knowledge base as its entry with its modules' lines replaced
+    by ``@`` and their places in the pool (schools a reading apart share all their modules but one);
+    ``FILES`` maps each file (``file_key``) to its module's place. The paths written."""
+    pool: dict[bytes, int] = {}
+    files: dict[str, int] = {}
+    written = []
+    for name, sources, one in loaded:
+        lines = _encode(one).split(b"\n")
+        for k, (shown, data) in zip(range(1, len(lines), 2), sources):
+            place = files[file_key(shown, data)] = pool.setdefault(lines[k], len(pool))
+            lines[k] = b"@%d" % place
+        written.append(cache.write_shipped(folder, name, b"\n".join(lines)))
+    return written + [cache.write_shipped(folder, POOL, b"\n".join(pool)),
+                      cache.write_shipped(folder, FILES, cache.dumps(files))]
+
+
+def file_key(shown: str, data: bytes) -> str:
+    """A KB file's name in ``FILES``: a digest of the package's code, its shown path and its bytes."""
+    return cache.entry_name(b"file", shown.encode("utf-8", "surrogateescape"), data)
+
+
+def shipped_module(folder: Path, shown: str, data: bytes) -> Optional[S.Module]:
+    """The module of one KB file as a knowledge base shipped in ``folder`` holds it, or None."""
+    pool, files = _pool(folder)
+    place = files.get(file_key(shown, data))
+    if place is None:
+        return None
+    try:
+        return _module(pool[place], shown, data)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        return None
+
+
+def _pool(folder: Path) -> tuple[list, dict]:
+    """The lines of the pool shipped in ``folder`` and its map of files (empty when none, or damaged)."""
+    if folder not in _pools:
+        pool = cache.shipped(folder, POOL, lambda payload: payload.split(b"\n"))
+        files = cache.shipped(folder, FILES, json.loads) if pool else None
+        _pools[folder] = (pool, files) if isinstance(files, dict) else ([], {})
+    return _pools[folder]
+
+
+def _shipped(folder: Path, name: str, sources: Sequence[tuple[str, bytes]]) -> Optional[Loaded]:
+    """The knowledge base ``name`` as :func:`prepare` shipped it in ``folder``, or None (none there, or damaged)."""
+    pool, _ = _pool(folder)
+
+    def decode(payload: bytes) -> Loaded:
+        lines = payload.split(b"\n")
+        for k in range(1, len(lines), 2):
+            if not lines[k].startswith(b"@"):
+                raise ValueError("a shipped entry without its module's place")
+            lines[k] = pool[int(lines[k][1:])]
+        return _decode(b"\n".join(lines), sources)
+    return cache.shipped(folder, name, decode) if pool else None
 
 
 def _encode(loaded: Loaded) -> bytes:
@@ -68,7 +140,7 @@ def _encode(loaded: Loaded) -> bytes:
                                                        for pred, rows in loaded.static.items()],
     }
     lines = [cache.dumps(header)]
-    compiled = iter(loaded.prepared.rules)
+    compiled = iter(loaded.prepared.rules)  # the modules' rules first, then those their defeasible rules compile to
     for module in program.modules:
         rules = [next(compiled) for rule in module.rules if not rule.is_fact]
         lines += [cache.encode_module(module, with_lines=False),
@@ -115,20 +187,26 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
     if data["files"] != [name for name, _ in sources] or len(lines) != 2 * len(sources):
         raise ValueError("an entry for other files")
     program = Program([_module(line, name, text) for line, (name, text) in zip(lines[::2], sources)])
-    compiled = []
-    for module, line, (_, text) in zip(program.modules, lines[1::2], sources):  # as the checker collected
-        program.kinds.update((k.name, k) for k in module.kinds)  # them: it found no duplicate and no bad clause
+    owned = []  # each module's rules: those of the compiled line stored with it
+    for module in program.modules:  # as the checker collected them: it found no duplicate and no bad clause
+        program.kinds.update((k.name, k) for k in module.kinds)
         program.preds.update((p.name, p) for p in module.preds)
+        start = len(program.rules)
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
-        rules = program.rules[len(compiled):]
+        owned.append((start, len(program.rules)))
+    if expand(program):  # the rules its defeasible rules compile to, after the modules' (stored checked)
+        raise ValueError("an entry whose defeasible rules do not compile")
+    compiled = []
+    for module, line, (_, text), (start, end) in zip(program.modules, lines[1::2], sources, owned):
         key = (module.path, text, line)
         if key not in _stored:
             _stored[key] = cache.decode_nodes(line, module.path, _terms)
         stored = _stored[key]
-        if len(stored) != len(rules):
+        if len(stored) != end - start:
             raise ValueError("compiled rules out of place")
-        compiled += [_compiled(d, rule, len(compiled) + i) for i, (d, rule) in enumerate(zip(stored, rules))]
+        compiled += [_compiled(d, program.rules[start + i], start + i) for i, d in enumerate(stored)]
+    compiled += [plan(rule, index) for index, rule in enumerate(program.rules[len(compiled):], len(compiled))]
     program.members = {kind: None if members is None else frozenset(members) for kind, members in data["members"]}
     graph = program.dependencies = Digraph()
     graph.add_nodes_from(a for a, _ in data["dependencies"])

@@ -112,6 +112,12 @@ class Store:
             self.relations[pred] = dict.fromkeys(self.relations[pred])
         self._settled.update(self.relations)
 
+    def replace(self, pred: str, rows: Iterable[tuple]) -> None:
+        """Make a relation hold these rows only, here (an estimate, a cycle through defeat derived again)."""
+        self.forget(pred)
+        self.relations[pred] = dict.fromkeys(rows)
+        self._settled.discard(pred)
+
     def forget(self, pred: str) -> None:
         """Drop the tables built here on a relation (built again if read)."""
         for spec in self._kept.pop(pred, ()):

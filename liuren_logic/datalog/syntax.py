@@ -117,9 +117,13 @@ class Aggregate(Located):
 Literal = Union[Atom, Negation, Comparison, Aggregate]
 
 
+STRICT, DEFAULT, DEFEATER = "strict", "default", "defeater"  # a rule's kind: @rule (or none), @default, @defeater
+
+
 @dataclass(frozen=True, slots=True)
 class Rule(Located):
-    """A clause; a fact is a rule with an empty body."""
+    """A clause; a fact is a strict rule with an empty body. ``kind``: strict, or a defeasible
+    rule (``default``) or a defeater (docs/defeasible.md), which may have an empty body too."""
 
     head: Atom
     body: tuple[Literal, ...]
@@ -127,19 +131,42 @@ class Rule(Located):
     labels: tuple[tuple[str, str], ...] = ()
     source: str = ""
     annotated: bool = False
+    kind: str = STRICT
     at: Place = field(default=NOWHERE, compare=False)
 
     @property
     def is_fact(self) -> bool:
-        return not self.body
+        return not self.body and self.kind == STRICT
 
     def label(self, lang: str) -> str:
         return dict(self.labels).get(lang, "")
 
     def __str__(self) -> str:
-        if self.is_fact:
+        if not self.body:
             return f"{self.head}."
         return f"{self.head} :- {', '.join(map(str, self.body))}."
+
+
+@dataclass(frozen=True, slots=True)
+class Prefer(Located):
+    """``@prefer superior > inferior``: the superiority of one rule over another (by rule id)."""
+
+    superior: str
+    inferior: str
+    labels: tuple[tuple[str, str], ...] = ()
+    source: str = ""
+    places: tuple[Place, Place] = field(default=(NOWHERE, NOWHERE), compare=False)  # of the two ids
+    at: Place = field(default=NOWHERE, compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.superior}>{self.inferior}"
+
+    def label(self, lang: str) -> str:
+        return dict(self.labels).get(lang, "")
+
+    def __str__(self) -> str:
+        return f"@prefer {self.superior} > {self.inferior}."
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +202,17 @@ class Module:
     preds: list[PredDecl] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    prefers: list[Prefer] = field(default_factory=list)
+
+
+def strong(pred: str) -> str:
+    """The relation of the strong negation of ``pred`` (``~p`` for p, p for ``~p``)."""
+    return pred[1:] if pred.startswith("~") else "~" + pred
+
+
+def base(pred: str) -> str:
+    """The declared predicate of a relation written ``p`` or ``~p``."""
+    return pred.removeprefix("~")
 
 
 def format_value(value: Union[str, int]) -> str:

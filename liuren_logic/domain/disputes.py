@@ -19,8 +19,7 @@ from ..datalog import cache
 from ..datalog import syntax as S
 from ..datalog.digraph import descendants
 from .errors import InputError
-from .school import CALENDAR_READINGS, display_path, kb_root, reading_file
-from .turns import in_time
+from .school import CALENDAR_READINGS, kb_root, parsed, reading_file
 
 if TYPE_CHECKING:
     from .chart import Chart
@@ -96,6 +95,8 @@ def disputes(chart: "Chart") -> list[Dispute]:
 
 
 def _disputes(chart: "Chart", school) -> list[Dispute]:
+    from .turns import in_time  # threads and futures: only when the readings are weighed, not on a warm cast
+
     mine = conclusions(chart)
     found = []
     given = {pred for pred, _, _ in chart.inputs.facts()}
@@ -264,10 +265,8 @@ def _match(args, row, bound: dict):
 
 @lru_cache(maxsize=None)
 def module(path) -> S.Module:
-    """A KB file parsed (kept for the process)."""
-    from ..datalog.parser import parse_source
-
-    return parse_source(path.read_bytes(), display_path(path, kb_root()))
+    """A KB file's module (kept for the process): as shipped, else parsed (:func:`.school.parsed`)."""
+    return parsed(path)
 
 
 def holding_under(chart: "Chart", pred: str, args: tuple) -> list[tuple[str, str, "Chart"]]:

@@ -78,7 +78,7 @@ def other_kinds(kb: Engine, value: str, kind: str) -> list[str]:
     return sorted(decl.name for decl in program.preds.values()
                   if decl.arity >= 2 and decl.params[0][1] == "text" and decl.params[1][1] != kind
                   and value in (program.members.get(decl.params[1][1]) or ()) and decl.name in program.moving()
-                  and not decl.input)
+                  and not decl.input and "·" not in decl.name)  # not a relation compiled from defeasible rules
 
 
 def parse_pillar(kb: Engine, text: str, what: str = "the day") -> tuple[str, str]:

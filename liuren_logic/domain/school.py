@@ -39,6 +39,11 @@ def kb_root() -> Path:
     return Path(__file__).parents[1] / "kb"
 
 
+def prepared_root() -> Path:
+    """The folder of the packaged schools loaded whole at build time (:mod:`.prepared`), if any."""
+    return Path(__file__).parents[1] / "prepared"
+
+
 @dataclass(frozen=True)
 class School:
     name: str
@@ -170,10 +175,11 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
                school: School | None = None) -> KnowledgeBase:
     """Parse, check and compile KB files into a knowledge base; KBError lists every problem.
 
-    A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead."""
+    A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead: as the
+    package shipped it (a packaged school, :mod:`.prepared`), or from the user's cache."""
     root = root or kb_root()
     sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
-    loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources))
+    loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources), prepared_root())
     return KnowledgeBase(loaded.prepared.program, name, school, loaded.prepared, loaded.static)
 
 
@@ -197,6 +203,23 @@ def _read_kb_file(path: Path, root: Path) -> bytes:
         return path.read_bytes()
     except OSError as error:  # unreadable (permissions, a disk error)
         raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
+
+
+def sources_of(school: School, root: Path) -> list[tuple[str, bytes]]:
+    """The school's KB files as (shown path, bytes), in load order."""
+    return [(display_path(path, root), _read_kb_file(path, root)) for path in school.files(root)]
+
+
+def parsed(path: Path, root: Path | None = None):
+    """A KB file's module: as a shipped school holds it (:mod:`.prepared`), else parsed (cached by its bytes)."""
+    root = root or kb_root()
+    shown, data = display_path(path, root), _read_kb_file(path, root)
+    found = snapshot.shipped_module(prepared_root(), shown, data)
+    if found is None:
+        from ..datalog.parser import parse_source
+
+        found = parse_source(data, shown)
+    return found
 
 
 def _load_afresh(sources) -> snapshot.Loaded:

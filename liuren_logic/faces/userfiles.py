@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
@@ -103,6 +102,8 @@ def _within(target: str, folder: str) -> bool:
 
 
 def _replace(target: str, data: "bytes | Iterable[bytes]", mode: int) -> None:
+    import tempfile  # only to write: most commands write to standard output
+
     folder, name = os.path.split(target)
     fd, temporary = tempfile.mkstemp(dir=folder or ".", prefix=f".{name}.", suffix=".tmp")
     try:
