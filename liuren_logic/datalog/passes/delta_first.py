@@ -7,15 +7,9 @@ from them, a round costs about what it adds. Without the pass every round reads 
 rule's own order (:class:`OwnOrder`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import syntax as S
 from ..schedule import binds, schedule
 from . import SMALLER, Passes
-
-if TYPE_CHECKING:
-    from ..store import Store
-
 
 def read_first(body, k: int) -> tuple[S.Literal, ...]:
     """A body scheduled to read its ``k``-th literal (an atom: a recursive relation's new tuples,
@@ -41,9 +35,10 @@ def read_first(body, k: int) -> tuple[S.Literal, ...]:
 class OwnOrder:
     """Without the pass: a round reads each body in the rule's own order."""
 
-    def bodies(self, rule, store: "Store", changes: "Store") -> list[tuple]:
+    def bodies(self, rule, store, changes) -> list[tuple]:
         """The bodies a round after the first fires (one for each atom of the stratum, that atom
-        read from ``changes``, the new tuples of the round before), each with its heads reader."""
+        read from ``changes``, the new tuples of the round before: a store, as ``store`` is), each
+        with its heads reader."""
         return [own for _, *own in rule.deltas]
 
 
@@ -55,7 +50,7 @@ class DeltaFirst(OwnOrder):
     def __init__(self):
         self._firsts: dict[int, tuple] = {}  # delta position → its body read first, heads reader
 
-    def bodies(self, rule, store: "Store", changes: "Store") -> list[tuple]:
+    def bodies(self, rule, store, changes) -> list[tuple]:
         body = rule.compiled.body
         lead = next((k for k, literal in enumerate(body) if isinstance(literal, S.Atom)), 0)
         rows = len(store.rows(body[lead].pred))  # the rows the rule's own order binds first
