@@ -11,6 +11,7 @@ from .. import syntax as S
 from ..schedule import binds, schedule
 from . import SMALLER, Passes
 
+
 def read_first(body, k: int) -> tuple[S.Literal, ...]:
     """A body scheduled to read its ``k``-th literal (an atom: a recursive relation's new tuples,
     in a round of semi-naive evaluation) first, always at position 0, then its other atoms, each
