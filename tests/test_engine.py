@@ -1,6 +1,8 @@
 """Compiled programs answer as Datalog says they should: random programs against a reference."""
 from __future__ import annotations
 
+from collections import Counter
+
 import itertools
 
 import pytest
@@ -212,7 +214,9 @@ def test_aggregates_negation_and_arithmetic_agree_with_a_reference(e, f, n):
 
 def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
     """A run of chart-independent literals evaluated as one operation (a segment, once per distinct
-    case) gives the bindings its literals give one by one, in the same order."""
+    case) gives the bindings its literals give one by one, each as often. Not in the same order:
+    the tails a segment keeps (the memo pass) come in the order of the batch that first found them,
+    which another base of the same rules (a school evaluated afresh in this process) may have set."""
     from liuren_logic.datalog.evaluate import _Body
 
     facts = [fact for day, offset in (("甲子", 3), ("丁未", 0), ("辛巳", 8))
@@ -224,8 +228,8 @@ def test_a_segment_gives_the_bindings_of_its_literals_one_by_one(session):
     for rule in segmented:
         _, values = rule.aggregates(batch.store)
         one_by_one = _Body(rule.compiled.body, rule.compiled.aggregates)
-        assert list(rule.body.run(batch.store, values)) == list(one_by_one.run(batch.store, values)), \
-            rule.compiled.rule.id
+        assert Counter(map(tuple, rule.body.run(batch.store, values))) \
+            == Counter(map(tuple, one_by_one.run(batch.store, values))), rule.compiled.rule.id
 
 
 def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(session, monkeypatch):
