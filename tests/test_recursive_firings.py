@@ -177,7 +177,7 @@ def test_a_body_started_from_its_new_tuples_joins_each_atom_to_those_before():
     (read right after it, r_load's every row made a binding with each new tuple: 8.6 million in one
     step); a filter still comes right after the atoms that bind its variables. Both engines read a
     round's new tuples in this order (the pyDatalog backend's delta fire relations too)."""
-    from liuren_logic.datalog.compiler import read_first
+    from liuren_logic.datalog.passes.delta_first import read_first
 
     kb = load("@pred l(d: int, a: int).\n@pred p(a: int, o: int).\n@pred m(a: int, o: int).\n@pred g(a: int).\n"
               "p(D, O) :- l(D, A), p(A, P), m(P, O), not g(D).\nm(A, O) :- p(A, O).\n")

@@ -5,26 +5,18 @@ firings) lives long and makes no reference cycle, so each pass of the collector 
 and finds nothing to free: it took half of a load's time, 10 of the 17 s of a 12 MB parse. So:
 
 - a parse, a load, a batch's evaluation and a why's exploration run with the collector paused
-  (:class:`collection_paused`; :func:`paused` under the engine's collector pass);
-- at a batch's end the young collection that was due runs, and its relations are rebuilt
-  untracked (:func:`settle`);
+  (:class:`collection_paused`; a batch's under the engine's collector pass,
+  :mod:`~liuren_logic.datalog.passes.collector`, which also settles its relations at its end);
 - the ``liuren`` command keeps it off until the school is loaded, then freezes what the load
   built; a library caller finds it as it was (:func:`command`, :func:`loaded`, :func:`cast`,
   :func:`keep_to_the_end`, :func:`live_on`);
 - the server collects when it lets a session go (:func:`release`).
-
-The collector pass also has a batch that plans drop the tables no stratum left reads, so that
-no collection walks them (the 720-chart table: 279,833 new tracked objects, not 395,262); that
-follows the strata, so it stays with them (``Materialisation._forget_read``).
 """
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Iterator
-
-if TYPE_CHECKING:
-    from .store import Store
+from contextlib import contextmanager
+from typing import Iterator
 
 _resuming = False  # whether the outermost pause in progress turns the collector back on when it ends
 
@@ -51,12 +43,6 @@ class collection_paused:
             gc.enable()
 
 
-def paused(collector_pass: bool) -> "collection_paused | nullcontext":
-    """A pause with the engine's collector pass (:class:`~liuren_logic.datalog.passes.Passes`); without it,
-    the collector left as it is (the plain core knows nothing of it)."""
-    return collection_paused() if collector_pass else nullcontext()
-
-
 def collected_young() -> bool:
     """Inside a pause: collect the youngest generation now if the collector, once the pause ends,
     would collect it at the next allocation (it is on, and more objects were made than its
@@ -67,16 +53,6 @@ def collected_young() -> bool:
         return False
     gc.collect(0)
     return True
-
-
-def settle(store: "Store", collector_pass: bool) -> None:
-    """At the end of a batch's evaluation, inside its pause, with the collector pass: the young
-    collection that was due runs now (:func:`collected_young`), and if it ran, the relations that
-    grew are rebuilt of their untracked rows (:meth:`~liuren_logic.datalog.store.Store.settle`), so that
-    later collections do not walk what the batch keeps. A collector the caller turned off is left
-    off, and nothing is collected."""
-    if collector_pass and collected_young():
-        store.settle()
 
 
 @contextmanager

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from . import syntax as S
+from .passes.delta_first import read_first
+from .schedule import binds, schedule
 from .semantics import IntegerLimit, arithmetic, compare, value_key
 
 AGGREGATE_FUNCTIONS = {"count": "len_", "sum": "sum_", "max": "max_", "min": "min_"}
@@ -66,71 +68,6 @@ class CompiledRule:
     body: tuple[S.Literal, ...]  # in evaluation order, anonymous variables named
     variables: tuple[str, ...]  # the arguments of the fire relation
     aggregates: dict  # Aggregate literal → CompiledAggregate
-
-
-def schedule(body, bound: set[str]) -> tuple[S.Literal, ...]:
-    """Order a body so that every filter comes right after the atoms that bind its variables."""
-    pending, ordered, bound = list(body), [], set(bound)
-    while pending:
-        ready = next((lit for lit in pending if not isinstance(lit, S.Atom) and _ready(lit, bound)), None)
-        if ready is None:
-            ready = next((lit for lit in pending if isinstance(lit, S.Atom)), pending[0])
-        pending.remove(ready)
-        ordered.append(ready)
-        bound |= binds(ready, bound)
-    return tuple(ordered)
-
-
-def read_first(body, k: int) -> tuple[S.Literal, ...]:
-    """A body scheduled to read its ``k``-th literal (an atom: a recursive relation's new tuples,
-    in a round of semi-naive evaluation) first, always at position 0, then its other atoms, each
-    sharing a variable with those before it where one does (the first in the body's order; else
-    the next), and its filters after the atoms that bind their variables. No atom read early
-    multiplies the bindings by all its rows while a joined one waits: :func:`schedule` alone reads
-    ``r_load`` of hmmer's ``r_is_ptr(D, O) :- r_load(D, A), r_is_ptr(A, P), r_memory(P, O)`` right
-    after the new ``r_memory`` (8.6 million bindings in one step, past the bottom-up engine's budget)."""
-    first = body[k]
-    atoms = [literal for at, literal in enumerate(body) if at != k and isinstance(literal, S.Atom)]
-    order, bound = [], binds(first, set())
-    while atoms:
-        atom = next((atom for atom in atoms if binds(atom, set()) & bound), atoms[0])
-        atoms.remove(atom)
-        order.append(atom)
-        bound |= binds(atom, set())
-    filters = [literal for literal in body if not isinstance(literal, S.Atom)]
-    return (first,) + schedule(order + filters, binds(first, set()))
-
-
-def _ready(literal, bound: set[str]) -> bool:
-    if isinstance(literal, S.Negation):
-        return all(v.name in bound for v in S.atom_variables(literal.atom))
-    if isinstance(literal, S.Comparison):
-        names = {v.name for v in S.variables(literal.left) + S.variables(literal.right)}
-        return names <= bound or S.assignment_target(literal, bound) is not None
-    if isinstance(literal, S.Aggregate):
-        return all(v in bound for v in _outer_names(literal) - {literal.result.name})
-    return True
-
-
-def _outer_names(aggregate: S.Aggregate) -> set[str]:
-    return {v.name for a in _atoms(aggregate.body) for v in S.atom_variables(a)}
-
-
-def binds(literal, bound: set[str]) -> set[str]:
-    if isinstance(literal, S.Atom):
-        return {v.name for v in S.atom_variables(literal)}
-    if isinstance(literal, S.Aggregate):
-        return {literal.result.name}
-    target = S.assignment_target(literal, bound)
-    return {target} if target else set()
-
-
-def _atoms(body):
-    for literal in body:
-        if isinstance(literal, S.Atom):
-            yield literal
-        elif isinstance(literal, S.Negation):
-            yield literal.atom
 
 
 class _Namer:

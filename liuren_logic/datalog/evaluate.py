@@ -12,52 +12,38 @@ engines agree.
 Each body literal is prepared once as an operation over bindings (tuples of values in
 the order the body binds its variables; :mod:`~liuren_logic.datalog.operations`, a class each): a join through a hash index, a negation (an
 index probe), an assignment or test (a closure built from the syntax tree, no ``eval``),
-or an aggregate lookup; a run of literals over chart-independent relations is one operation,
-computed once for each distinct case the bindings bring to it (a segment). Values mean what
-:mod:`~liuren_logic.datalog.semantics` says.
+or an aggregate lookup. Values mean what :mod:`~liuren_logic.datalog.semantics` says. A
+constant index holds only the constants the rules ask.
 
-A rule outside recursion may be evaluated in another join order than its own when the sizes
-of the relations it reads make that cheaper (:meth:`_Rule.planned`; a batch of a few charts
-does not plan: its tables cost less than planning would); a constant index holds
-only the constants the rules ask; a batch that plans drops a relation's tables once no stratum
-left to evaluate reads it. A recursive stratum is evaluated semi-naively: after a
-first full round, each round fires only the bodies that read one of the last round's new
-tuples (started from them where they are few, :meth:`_Rule.delta_bodies`); its firings are
-counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds of a
-recursive stratum, firings found in recursion; numbers by
+A recursive stratum is evaluated semi-naively: after a first full round, each round fires only
+the bodies that read one of the last round's new tuples (:meth:`_Rule.delta_bodies`); its
+firings are counted, not kept. Every evaluation is bounded by :class:`Limits` (rows kept, rounds
+of a recursive stratum, firings found in recursion; numbers by
 :data:`~liuren_logic.datalog.semantics.INTEGER_BITS`); going past one is an
 :class:`EvaluationLimit` naming the rule and the relation that grew.
+
+The optimisations are the passes (:mod:`~liuren_logic.datalog.passes`, a module each), which
+this core calls through a hook each, made from :class:`~liuren_logic.datalog.passes.Passes`:
+a rule's ``split`` (segments, with their memo), a materialisation's ``order`` (join_order),
+a rule's ``rounds`` (delta_first) and a materialisation's ``collector``.
 """
 from __future__ import annotations
 
 from collections import ChainMap, Counter, defaultdict
 from itertools import filterfalse, repeat
-from math import prod
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Callable, Collection, Iterable, Optional, Sequence
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
-from . import collector
 from . import operations as O
 from . import syntax as S
-from .compiler import ALL, CompiledAggregate, CompiledRule, binds, read_first, schedule
+from .compiler import ALL, CompiledAggregate, CompiledRule
+from .lazy_dict import LazyDict
+from .passes import ALL as ALL_PASSES, Passes, collector, delta_first, join_order, segments
 from .program import KnowledgeBase, Pattern, Value
-from .memo import Memo
-from .passes import ALL as ALL_PASSES, Passes
 from .semantics import EvaluationLimit, IntegerLimit, Limits, aggregate, arithmetic, compare, sort_key
 from .store import Store
-
-
-PLAN_FROM = 24  # input rows of one relation (about a chart each) from which a batch plans its join orders
-SMALLER = 5  # how many times the rows of the smaller relation the larger has, for a smaller table to pay (_Rule)
-
-
-def _key_function(slots: tuple) -> Callable[[list], object]:
-    """Reads an index key from a binding, shaped as :meth:`Store.index` keys its rows."""
-    if not slots:
-        return lambda binding: ()
-    return itemgetter(*slots)
 
 
 def _rows_function(args, consts: tuple, slots: tuple) -> Optional[Callable[[list], Iterable[tuple]]]:
@@ -92,7 +78,7 @@ def _per_case(function: Callable[[tuple], object], names: Iterable[str], slots: 
     """``function`` of a binding as a function of the values it reads (``names``): over a list of
     bindings, each binding's key and the function of each distinct key (a batch computes each
     distinct case once; the loop over the bindings stays in C)."""
-    key = _key_function(tuple(sorted({slots[n] for n in names})))
+    key = O.key_function(tuple(sorted({slots[n] for n in names})))
 
     def computed(bindings: list) -> tuple[list, dict]:
         keys = list(map(key, bindings))
@@ -113,49 +99,35 @@ class _Body:
     bindings are the relation's own rows); an assignment or
     test is computed once per distinct set of values it reads. A table whose keys each have one tail (a 天盤 palace's
     branch) is built without a loop in Python, and a join reads it without a loop per tail; a
-    filter (a lookup, a negation, a test) keeps its bindings without a loop in Python.
-
-    A run of literals that read only chart-independent relations (``fixed``), after the first,
-    is one operation, a segment (:func:`_segments`): its own body, run once over the distinct
-    values it reads from the bindings, gives each of them the values it appends, which are
-    then joined to every binding holding them. The bindings are those the literals one by one
-    would give, in the same order; a chart's binding is not carried through each static table.
+    filter (a lookup, a negation, a test) keeps its bindings without a loop in Python. A run of
+    literals may be one operation, a segment (``split``, the hook of the segments pass:
+    :mod:`~liuren_logic.datalog.passes.segments`).
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = (),
-                 fixed: frozenset = frozenset(), memo: bool = True):
+                 split: segments.Segments = segments.NOWHERE):
         self.slots: dict[str, int] = {name: slot for slot, name in enumerate(given)}  # bound before the body
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.literals = body
-        self.memo = memo  # whether a segment keeps its tails for later runs
         self.ops = []
         self.places: list[int] = []  # body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
-        ends = _segments(body, fixed)
+        ends = split.runs(body)
         position = 0
         while position < len(body):
             end = ends.get(position)
             if end is None:
                 op, new = self._prepare(body[position], bound, position == delta)
-                self.ops.append(op)
                 end = position + 1
             else:
-                self.ops.append(self._segment(body[position:end], bound))
-                new = list(self.ops[-1].inner.slots)[self.ops[-1].width:]  # what the segment's body binds, in order
+                op, new = split.operation(body[position:end], self)
+            self.ops.append(op)
             self.places += [len(self.ops) - 1] * (end - position)
             for name in new:
                 self.slots[name] = len(self.slots)
             bound.update(new)
             position = end
-
-    def _segment(self, part: Sequence, bound: set[str]) -> O.Segment:
-        """A segment's operation: its body, bound first in the variables it reads of ``bound``
-        (in slot order), and the key reading their values from a binding."""
-        names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
-                       key=self.slots.__getitem__)
-        return O.Segment(part[0], _Body(part, {}, given=names), _key_function(tuple(self.slots[n] for n in names)),
-                         len(names), {} if self.memo else None)
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -183,14 +155,14 @@ class _Body:
             if whole and outputs:
                 kind = O.Scan  # read from the relation itself, not from a copy in a table
             spec = (literal.pred, positions, consts, None if whole else tuple(outputs), checks)
-            return kind(literal, literal.pred, spec, rows or _key_function(key_slots), delta), \
+            return kind(literal, literal.pred, spec, rows or O.key_function(key_slots), delta), \
                 [literal.args[p].name for p in outputs]
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             rows = _rows_function(literal.atom.args, consts, key_slots)
             return (O.Absent if rows else O.Not)(literal, literal.atom.pred, (literal.atom.pred, positions, consts, (), checks),
-                                                 rows or _key_function(key_slots)), []
+                                                 rows or O.key_function(key_slots)), []
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
@@ -207,7 +179,7 @@ class _Body:
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
-        return O.Aggregate(literal, agg.helper, agg.literal.func == "count", _key_function(tuple(slots[n] for n in agg.group)),
+        return O.Aggregate(literal, agg.helper, agg.literal.func == "count", O.key_function(tuple(slots[n] for n in agg.group)),
                            bound_slot), [] if result in bound else [result]
 
     def run(self, store: Store, values: dict, delta: "Store | None" = None, given: tuple = ()) -> Collection[tuple]:
@@ -225,25 +197,6 @@ class _Body:
             if not bindings:
                 break
         return bindings
-
-
-def _segments(body: Sequence, fixed: frozenset) -> dict[int, int]:
-    """The segments of a body (:class:`_Body`), start → end: each maximal run, after an atom of a
-    chart's relation (not ``fixed``: the bindings are then many), of two or more literals that
-    read only ``fixed`` relations (atoms, negations, comparisons), one atom among them."""
-    chart = next((k for k, literal in enumerate(body) if isinstance(literal, S.Atom) and literal.pred not in fixed),
-                 len(body))
-    ends, start = {}, None
-    for position in range(chart + 1, len(body) + 1) if chart + 2 < len(body) else ():
-        literal = body[position] if position < len(body) else None
-        if isinstance(literal, S.Comparison) or isinstance(literal, (S.Atom, S.Negation)) and \
-                (literal if isinstance(literal, S.Atom) else literal.atom).pred in fixed:
-            start = position if start is None else start
-            continue
-        if start is not None and position - start > 1 and any(isinstance(body[k], S.Atom) for k in range(start, position)):
-            ends[start] = position
-        start = None
-    return ends
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
@@ -285,72 +238,8 @@ def _heads_function(args, slots: dict[str, int]) -> Callable[[list], Iterable[tu
     return lambda fires: zip(*[repeat(x, len(fires)) if constant else map(x, fires) for constant, x in columns])
 
 
-def _names(atom: S.Atom) -> set[str]:
-    """The variables of a compiled atom (whose arguments are variables, each ``_`` named, and constants)."""
-    return {arg.name for arg in atom.args if type(arg) is S.Var}
-
-
-def _moves(body: Sequence, fixed: frozenset) -> list[tuple]:
-    """The moves of literals of a scheduled body before a join of a chart's relation that
-    :meth:`_Rule.planned` may make, as (kind, the moved literals' places, the join's place):
-
-    - ``lookup``: a chart-independent (``fixed``) atom that binds every variable the join adds and
-      no other, which makes the join a lookup of a row in the relation;
-    - ``smaller``: of two leading atoms of chart relations that share variables, the second
-      (without constants: a scan), which makes the first the join, its table built on the other
-      relation;
-    - ``first``: the run of chart-independent literals right after a leading atom of a chart's
-      relation, atoms among them that bind some of its variables, which then makes the atom a join
-      on the values the run gives (the run is evaluated once, not for each of the atom's rows);
-    - ``probe``: of a leading atom of a chart's relation with constants, a later one without that
-      binds all its variables, which makes the leading atom a lookup of a row in its relation (no
-      index of its constants over the relation).
-    """
-    atoms = [k for k, literal in enumerate(body) if isinstance(literal, S.Atom)]
-    chart = [k for k in atoms if body[k].pred not in fixed]
-    lookups = [k for k in atoms if body[k].pred in fixed]
-    if not chart or not lookups and chart[:2] != [0, 1]:
-        return []
-    names = {k: _names(body[k]) for k in atoms}
-    moves, bound = [], set()
-    for at, literal in enumerate(body):
-        if at in chart and names[at] - bound:
-            adds = names[at] - bound
-            lookup = next((k for k in lookups if k > at and adds <= names[k] <= bound | adds), None)
-            if lookup is not None:
-                moves.append(("lookup", (lookup,), at))
-        bound |= names[at] if at in names else binds(literal, bound)
-    if chart[:2] == [0, 1] and names[0] & names[1] and names[1] - names[0] and not _constant(body[1]):
-        moves.append(("smaller", (1,), 0))
-    run = _fixed_run(body, fixed)
-    if chart[0] == 0 and any(names[k] & names[0] for k in run if k in names):
-        moves.append(("first", run, 0))
-    if chart[0] == 0 and _constant(body[0]):
-        later = next((k for k in chart[1:] if not _constant(body[k]) and names[0] <= names[k]), None)
-        if later is not None:
-            moves.append(("probe", (later,), 0))
-    return moves
-
-
-def _constant(atom: S.Atom) -> bool:
-    return any(isinstance(arg, S.Const) for arg in atom.args)
-
-
-def _fixed_run(body: Sequence, fixed: frozenset) -> tuple[int, ...]:
-    """The places of the literals after the first that read only ``fixed`` relations (atoms,
-    negations, comparisons), up to the next literal that does not."""
-    run = []
-    for k in range(1, len(body)):
-        literal = body[k]
-        if not (isinstance(literal, S.Comparison) or isinstance(literal, (S.Atom, S.Negation)) and
-                (literal if isinstance(literal, S.Atom) else literal.atom).pred in fixed):
-            break
-        run.append(k)
-    return tuple(run)
-
-
 def _group_key(group: tuple):
-    """A group as :func:`_key_function` reads it from a binding: a value, a tuple, or ()."""
+    """A group as :func:`~liuren_logic.datalog.operations.key_function` reads it from a binding: a value, a tuple, or ()."""
     return group[0] if len(group) == 1 else group
 
 
@@ -360,43 +249,37 @@ _PREPARED = frozenset({"body", "deltas", "inner", "heads"})  # what _Rule prepar
 class _Rule:
     """A compiled rule prepared for bottom-up evaluation, with its aggregates.
 
-    In a recursive stratum, ``deltas`` holds one body per atom of the stratum's own
-    relations, reading that atom from the last round's new tuples (semi-naive evaluation), in the
-    rule's own order; a round may start it from the new tuples instead (:meth:`delta_bodies`).
-    Outside recursion, its heads are derived in the join order that suits the sizes of the
-    relations it reads (:meth:`planned`); its fire tuples, when asked, in its own.
+    In a recursive stratum, ``deltas`` holds one body per atom of the stratum's own relations,
+    reading that atom from the last round's new tuples (semi-naive evaluation), in the rule's own
+    order; a round fires the bodies :meth:`delta_bodies` gives. Outside recursion, its heads are
+    derived by the body the materialisation's ordering gives (``join_orders``: the join_order
+    pass); its fire tuples, when asked, in its own order. Each body is prepared with the rule's
+    segments (``split``: the segments pass).
     """
 
     def __init__(self, compiled: CompiledRule, stratum: frozenset = frozenset(), fixed: frozenset = frozenset(),
                  passes: Passes = ALL_PASSES):
         self.compiled = compiled
-        self.passes = passes
         self.recursive = bool(stratum)  # its firings are found again when asked, not kept (Materialisation)
         self.stratum = stratum  # the relations of its recursive stratum (none outside recursion)
-        self.fixed = fixed  # the chart-independent relations, which segments read (_Body)
-        self._orders: dict[tuple, tuple[_Body, Callable, tuple]] = {}  # moves made → _order
+        self.fixed = fixed  # the chart-independent relations
+        self.split = segments.Segments(fixed, passes)  # where its bodies' segments are
+        self.join_orders = join_order.JoinOrders()  # the orders it may be derived in, outside recursion
+        self.rounds = delta_first.rounds(passes)  # how a round reads its bodies, in recursion
         self._bound: dict[tuple, tuple[_Body, Callable]] = {}  # variables bound first → body, fire tuple reader
-        self._firsts: dict[int, tuple[_Body, Callable]] = {}  # delta position → its body read first, heads reader
-        # the first atom: the rows a body in the rule's own order starts from (delta_bodies)
-        self._lead = next((k for k, literal in enumerate(compiled.body) if isinstance(literal, S.Atom)), 0)
 
     def __getattr__(self, name: str):
         """The prepared bodies (``body``, ``deltas``, ``inner``, ``heads``), made when one is first read:
         a rule whose relation is restored whole (a static stratum's, from the snapshot) or that a batch
-        never evaluates (a why reads a few strata) is never prepared; ``moves``, the orders it may be
-        derived in, when first planned (a batch of a few charts never plans)."""
-        if name == "moves":
-            self.moves = [] if self.stratum else _moves(self.compiled.body, self.fixed)
-            return self.moves
+        never evaluates (a why reads a few strata) is never prepared."""
         if name not in _PREPARED:
             raise AttributeError(name)
         compiled = self.compiled
-        body = self._body(compiled.body, compiled.aggregates)
+        body, heads = self.prepared(compiled.body)
         inner = []  # (aggregate, (its body, the helper row of a binding))
         for agg in compiled.aggregates.values():
             inside = self._body(agg.context + agg.body, {})
             inner.append((agg, (inside, _row_reader([inside.slots[n] for n in agg.group + agg.inner]))))
-        heads = _heads_function(compiled.rule.head.args, body.slots)
         deltas = [(k, self._body(compiled.body, compiled.aggregates, k), heads)  # (position read new, body, heads)
                   for k, literal in enumerate(compiled.body)
                   if isinstance(literal, S.Atom) and literal.pred in self.stratum]
@@ -406,95 +289,19 @@ class _Rule:
 
     def delta_bodies(self, store: Store, changes: Store) -> list[tuple[_Body, Callable]]:
         """The bodies a round after the first fires, each with its heads reader: one for each atom of
-        the stratum, that atom read from ``changes`` (the new tuples of the round before).
+        the stratum, that atom read from ``changes`` (the new tuples of the round before), in the
+        order the delta_first pass chooses (:mod:`~liuren_logic.datalog.passes.delta_first`)."""
+        return self.rounds.bodies(self, store, changes)
 
-        A body in the rule's own order binds every row of its first atom's relation before it
-        reaches the new tuples (the chain ``t(X, Z) :- e(X, Y), t(Y, Z), s(Y)`` joins e and t whole
-        each round for a few new s). Where the new tuples are ``SMALLER`` times fewer than those
-        rows, the body starts from them instead, each atom after joined to those before
-        (:func:`~liuren_logic.datalog.compiler.read_first`; the ``delta_first`` pass): a round then costs
-        about what it adds. Where they are many, it keeps its own order, whose filters come early."""
-        if not self.passes.delta_first:
-            return [own for _, *own in self.deltas]
-        body = self.compiled.body
-        lead = len(store.rows(body[self._lead].pred))  # the rows the rule's own order binds first
-        return [self._delta_first(k) if k != self._lead and SMALLER * len(changes.rows(body[k].pred)) < lead
-                else own for k, *own in self.deltas]
-
-    def _delta_first(self, k: int) -> tuple[_Body, Callable]:
-        """The body that reads its ``k``-th literal first (position 0), from the new tuples, and its
-        heads reader."""
-        if k not in self._firsts:
-            body = self._body(read_first(self.compiled.body, k), self.compiled.aggregates, 0)
-            self._firsts[k] = body, _heads_function(self.compiled.rule.head.args, body.slots)
-        return self._firsts[k]
+    def prepared(self, literals: Sequence, delta: Optional[int] = None) -> tuple[_Body, Callable]:
+        """A body of this rule in the order of ``literals`` (the ``delta``-th read from a round's new
+        tuples), and its heads reader."""
+        body = self._body(literals, self.compiled.aggregates, delta)
+        return body, _heads_function(self.compiled.rule.head.args, body.slots)
 
     def _body(self, literals: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = ()) -> _Body:
-        """A body of this rule prepared with the passes it is evaluated with."""
-        return _Body(literals, aggregates, delta, given, self.fixed if self.passes.segments else frozenset(),
-                     self.passes.memo)
-
-    def planned(self, store: Store) -> tuple[_Body, Callable]:
-        """The body to derive this rule's heads over the store with (its own order, or one with the
-        moves that pay for these relations' sizes, :func:`_moves`), and its heads reader. The order
-        changes the order of binding, not the firings."""
-        made, touched = [], set()
-        for move in self.moves:  # in order: a lookup, where it pays, before a smaller table of the same atoms
-            places = {*move[1], move[2]}
-            if not touched & places and self._pays(move, store):
-                made.append(move)
-                touched |= places
-        made = tuple(made)
-        return self._order(made)[:2] if made else (self.body, self.heads)
-
-    def _order(self, made: tuple) -> tuple[_Body, Callable, tuple]:
-        """The body with these moves made, its heads reader and its scheduled literals."""
-        if made not in self._orders:
-            order = list(range(len(self.compiled.body)))
-            for _, moved, before in made:
-                for k in moved:
-                    order.remove(k)
-                at = order.index(before)
-                order[at:at] = moved
-            literals = schedule([self.compiled.body[k] for k in order], set())
-            body = self._body(literals, self.compiled.aggregates)
-            self._orders[made] = body, _heads_function(self.compiled.rule.head.args, body.slots), literals
-        return self._orders[made]
-
-    def _pays(self, move: tuple, store: Store) -> bool:
-        """Whether a move pays: the table it spares is not built yet, and reading instead costs less.
-        A lookup reads the moved atom's rows for each binding that reaches the join, estimated as
-        the smallest relation read before it: fewer than the join's rows. The smaller table makes
-        each row of the larger relation a probe in Python, which costs about what building a table
-        of a key per row in C does (most of a chart's tables): it pays where the larger relation has
-        ``SMALLER`` times the rows of the smaller (whose table its rows then share), and that one
-        has some. A run first gives at most the product of its atoms' rows: it pays where the
-        chart's relation has ``SMALLER`` times that, and the table then built on it holds one value
-        a row (the run binds all its variables but one), so that the table costs less than probing
-        the run with each of its rows. A probe spares an index of the constants, a pass over every
-        row of the relation: it pays where that index is not built yet and the relation has
-        ``SMALLER`` times the rows of the one read first."""
-        kind, moved, before = move
-        body, size = self.compiled.body, lambda k: len(store.rows(self.compiled.body[k].pred))
-        if kind == "probe":
-            where = tuple(k for k, arg in enumerate(body[before].args) if isinstance(arg, S.Const))
-            return not store.built((body[before].pred, where)) and SMALLER * size(moved[0]) < size(before)
-        if kind == "first":
-            atoms = [k for k in moved if isinstance(body[k], S.Atom)]
-            if len(_names(body[before]) - set().union(*(_names(body[k]) for k in atoms))) > 1:
-                return False
-            if len(moved) == 1:  # a probe of one table a row: the table the move needs must be built
-                ordered, _, literals = self._order((move,))
-                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]].spec):
-                    return False
-            return SMALLER * prod(map(size, atoms)) < size(before)
-        spared = before if kind == "lookup" else moved[0]
-        if store.built(self.body.ops[self.body.places[spared]].spec):
-            return False
-        if kind == "smaller":
-            return size(moved[0]) > SMALLER * size(before) > 0
-        reaching = min((size(k) for k in range(before) if isinstance(body[k], S.Atom)), default=1)
-        return 0 < size(moved[0]) * reaching < size(before)
+        """A body of this rule prepared with its segments."""
+        return _Body(literals, aggregates, delta, given, self.split)
 
     def matching(self, store: Store, values: dict, pattern: Sequence[Optional[Value]]) -> list[tuple]:
         """The fire tuples of this rule over the store that match ``pattern`` (``None`` = any, in the
@@ -722,7 +529,7 @@ class Materialisation:
         self.name = kb.name
         self.school = kb.school
         self.limits = base.limits if base else limits
-        self.passes = base.passes if base else passes  # the optimisations it makes (passes.py)
+        self.passes = base.passes if base else passes  # the optimisations it makes (the passes package)
         self.base = base
         self.twin, self.shared = twin, shared
         self.added = 0
@@ -733,22 +540,22 @@ class Materialisation:
         self._values: dict[str, dict] = {}  # fire relation → the aggregate values its rule was fired with
         # (of a rule with aggregates; the others' are {}); apart from the rule, for the collector (Store)
         self.found = 0  # firings found by recursive rules (not kept)
-        self.grouped: Memo = Memo(self._group)  # relation → chart id → its rows (by_chart)
-        self._rests: Memo = Memo(self._distinct)  # relation → its distinct rests → their chart ids
+        self.grouped: LazyDict = LazyDict(self._group)  # relation → chart id → its rows (by_chart)
+        self._rests: LazyDict = LazyDict(self._distinct)  # relation → its distinct rests → their chart ids
         self._views: dict[str, MappingProxyType] = {}  # a reader's rows by chart (view)
         self._alike: dict[int, tuple[Materialisation, frozenset]] = {}  # another school's base → what is alike
         self._pending: set[int] = set()  # the dynamic strata (plan.dynamic indexes) a batch has yet to evaluate
-        self._unread: "Counter | None" = None  # a batch that plans: relation → the strata left that read it
-        self.planning = self.passes.join_order  # whether rules are derived in the join orders their relations' sizes suit (_Rule.planned)
+        self.order = join_order.ordering(self.passes)  # how it derives rules outside recursion (a batch's: extend)
         if base is None:
             # one for every session of the program (made again for other passes: a test's)
             self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
             self.store = Store(asked=self.plan.asked, budget=self.limits.step_bytes)
+            self.collector = collector.hook(self.passes, self.store)  # what it evaluates within, and after
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)
             if static is None:
                 for (pred, args) in self.origins:
                     self.store.add(pred, [args])
-                with collector.paused(self.passes.collector):
+                with self.collector.paused():
                     for rules, recursive in self.plan.static:
                         self._stratum(rules, recursive)
             else:
@@ -757,6 +564,7 @@ class Materialisation:
         else:
             self.plan = base.plan
             self.store = Store(base.store, twin.store if twin else None, shared, budget=self.limits.step_bytes)
+            self.collector = collector.hook(self.passes, self.store)
             self.origins = ChainMap({}, base.origins)
 
     def static_state(self) -> dict:
@@ -790,10 +598,14 @@ class Materialisation:
             if pred not in shared:
                 batch.store.add(pred, rows)
         batch._pending = set(range(len(self.plan.dynamic)))
-        batch.planning = self.planning and max(map(len, given.values()), default=0) >= PLAN_FROM  # a few charts'
-        # tables cost less than planning
-        batch._unread = Counter(self.plan.readers) if batch.planning and self.passes.collector else None
+        batch.order = join_order.ordering(self.passes, max(map(len, given.values()), default=0))
+        batch.collector = collector.hook(self.passes, batch.store, self.plan.readers if batch.planning else None)
         return batch
+
+    @property
+    def planning(self) -> bool:
+        """Whether it derives rules outside recursion in the join orders their relations' sizes suit."""
+        return self.order is join_order.planned
 
     def _alike_with(self, other: "Materialisation") -> frozenset:
         if id(other) not in self._alike:
@@ -814,7 +626,7 @@ class Materialisation:
         """Evaluate these dynamic strata, in this order (each after those it reads)."""
         if not indexes:
             return
-        with collector.paused(self.passes.collector):  # no cycles: collecting would only walk its tuples
+        with self.collector.paused():  # no cycles: collecting would only walk its tuples
             for index in indexes:
                 rules, recursive = self.plan.dynamic[index]
                 if self.shared:
@@ -825,19 +637,8 @@ class Materialisation:
                 else:
                     self._stratum(rules, recursive)
                 self._pending.discard(index)
-                if self._unread is not None:
-                    self._forget_read(index)
-            collector.settle(self.store, self.passes.collector)
-
-    def _forget_read(self, index: int) -> None:
-        """Drop the tables of the relations that no stratum left to evaluate reads, now that the
-        stratum ``index`` is evaluated: the collector need not walk them (a why that reads one
-        builds it again). Only a batch that plans does: a few charts' tables are small, and a why
-        reads them."""
-        for pred in self.plan.reads[index]:
-            self._unread[pred] -= 1
-            if not self._unread[pred]:
-                self.store.forget(pred)
+                self.collector.evaluated(self.plan.reads[index])
+            self.collector.settled()
 
     def _stratum(self, rules: list, recursive: bool) -> None:
         """Evaluate one stratum over the lower ones: its aggregates first (they read only lower
@@ -857,7 +658,7 @@ class Materialisation:
                 self._semi_naive(rules, values)
             return
         for rule in rules:
-            body, heads = rule.planned(self.store) if self.planning else (rule.body, rule.heads)
+            body, heads = self.order(rule, self.store)
             fires = rule.run(body, self.store, values[rule])
             if fires:  # a rule that fires nowhere leaves its relations as they are
                 self._count(rule, rule.compiled.fire, len(fires))  # distinct: each row extends a binding once
@@ -1032,7 +833,7 @@ class Materialisation:
         return self.grouped[pred]
 
     def _group(self, pred: str) -> "MappingProxyType[Value, tuple]":
-        with collector.paused(self.passes.collector):  # evaluating and grouping make no cycles: one collection after
+        with self.collector.paused():  # evaluating and grouping make no cycles: one collection after
             self._ensure(pred)
             if pred in self.shared and pred not in self.store.relations:
                 return self.twin.by_chart(pred)
@@ -1050,7 +851,7 @@ class Materialisation:
         distinct row. Kept under ``name``, which names what ``order`` and ``make`` do."""
         found = self._views.get(name)
         if found is None:
-            with collector.paused(self.passes.collector):
+            with self.collector.paused():
                 found = self._views[name] = MappingProxyType(_by_first(self._rests[pred], order, make))
         return found
 

@@ -1,4 +1,5 @@
-"""The operations a body is made of (:class:`~liuren_logic.datalog.evaluate._Body`), one class each.
+"""The operations a body is made of (:class:`~liuren_logic.datalog.evaluate._Body`), one class each
+(a segment's, of the segments pass, is :class:`~liuren_logic.datalog.passes.segments.Segment`).
 
 An operation takes a list of bindings (tuples of the values bound so far, in the order the body
 binds its variables) and gives the bindings that extend them, in order, each by appending to a
@@ -13,14 +14,19 @@ keys) and ``table(spec)`` (rows keyed by the values at some positions, :meth:`St
 from __future__ import annotations
 
 import re
-from collections import Counter
 from itertools import compress, repeat
 from operator import itemgetter, not_
 from typing import Callable, Collection, Optional
 
 TUPLE_BYTES, VALUE_BYTES = 64, 8  # a binding's tuple header and list slot; a reference a value (64-bit CPython)
-SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program: the most
-# measured is 660 (a pattern rule, after the 720 day charts and a year of dated charts every 3 hours)
+
+
+def key_function(slots: tuple) -> Callable[[tuple], object]:
+    """Reads an index key from a binding, shaped as :meth:`~liuren_logic.datalog.store.Store.index`
+    keys its rows: the value itself for one slot, a tuple for several, () for none."""
+    if not slots:
+        return lambda binding: ()
+    return itemgetter(*slots)
 
 
 class BindingLimit(Exception):
@@ -200,49 +206,3 @@ class Aggregate(Operation):
             elif binding[slot] == value:
                 out.append(binding)
         return out
-
-
-class Segment(Operation):
-    """A run of literals over chart-independent relations (:func:`~liuren_logic.datalog.evaluate._segments`):
-    its own body (``inner``) run once over the distinct starts the bindings bring (their values of the
-    ``width`` variables it reads, as ``key`` reads them), each binding then extended by its start's
-    tails. ``memo`` (None: no memo pass) keeps the tails found, for every later run, up to SEGMENT_MEMO starts."""
-
-    kind = "segment"
-
-    def __init__(self, literal, inner, key: Callable, width: int, memo: Optional[dict]):
-        super().__init__(literal)
-        self.inner, self.key, self.width, self.memo = inner, key, width, memo
-        self.adds = len(inner.slots) - width
-
-    def apply(self, bindings, store, values, delta):
-        keys = list(map(self.key, bindings))
-        memo, width = self.memo, self.width
-        table = {} if memo is None else memo
-        starts = [start for start in dict.fromkeys(keys) if start not in table]
-        if starts:
-            found = self.inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
-            tails = _by_start(found, width, starts)
-            if memo is not None and len(memo) + len(tails) <= SEGMENT_MEMO:
-                memo.update(tails)
-            else:  # no memo, or a full one: the new starts' tails for this run only, in a plain dict
-                table = {**table, **tails}
-        self.within(sum(map(len, map(table.__getitem__, keys))), bindings, store)
-        return [b + t for b, found in zip(bindings, map(table.__getitem__, keys)) for t in found]
-
-
-def _by_start(found, width: int, starts: list) -> dict:
-    """A segment's complete bindings (each one of ``starts``, its first ``width`` values as a key
-    reads them, then what the segment binds) as each start's tails, in a tuple (``()`` for a start
-    with none): the bindings of a start come together, in the order of ``starts``."""
-    if not width:
-        return {(): tuple(found)}
-    cut = itemgetter(0) if width == 1 else itemgetter(slice(0, width))
-    rest = list(map(itemgetter(slice(width, None)), found))
-    counts = Counter(map(cut, found))
-    table, at = {}, 0
-    for start in starts:
-        n = counts.get(start, 0)
-        table[start] = tuple(rest[at:at + n])
-        at += n
-    return table

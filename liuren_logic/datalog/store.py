@@ -105,7 +105,7 @@ class Store:
 
     def settle(self) -> None:
         """Rebuild each relation that grew since it was last settled, once the collector has
-        untracked its rows (:func:`~liuren_logic.datalog.collector.settle` calls it): a dict
+        untracked its rows (the collector pass calls it, :mod:`~liuren_logic.datalog.passes.collector`): a dict
         built of untracked rows is untracked, so that what a batch keeps is not walked again in
         each collection (a set is always walked)."""
         for pred in [pred for pred in self.relations if pred not in self._settled]:

@@ -34,7 +34,7 @@ CHUNK = 240  # beyond it, charts are cast, compared and released this many at a 
 # signatures share their facts, and --json and --html are written as they are made; what grows is the changed
 # charts' differences and rows, about 3.25 KiB a moment. 108,000 moments stay under 500 MB (488,281 KiB) in every
 # report by 30 MB or more, past the spread of about 20 MB seen between runs of the same audit. Since segments keep
-# their tails for every batch (evaluate.SEGMENT_MEMO): 108,000 with --json 112.8 s and 457,996; a year 9.3 s.
+# their tails for every batch (passes.memo.SEGMENT_MEMO): 108,000 with --json 112.8 s and 457,996; a year 9.3 s.
 MAX_MOMENTS = 108_000
 SECONDS_PER_MOMENT = 0.00104  # 112.8 s / 108,000 moments with --json, the slowest report
 

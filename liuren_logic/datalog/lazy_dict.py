@@ -5,13 +5,13 @@ from typing import Callable
 from weakref import WeakMethod
 
 
-class Memo(dict):
-    """``memo[key]`` is ``make(key)``, made once; a hit is one C call (``map(memo.__getitem__, keys)``).
+class LazyDict(dict):
+    """``made[key]`` is ``make(key)``, made once; a hit is one C call (``map(made.__getitem__, keys)``).
 
-    ``make`` is a method of the object that holds the memo, held weakly so that the two make no
+    ``make`` is a method of the object that holds the dict, held weakly so that the two make no
     reference cycle: the object is freed as soon as it is dropped, not at the cyclic collector's next
     full pass (a long audit drops a batch of charts every few hundred; a batch's evaluation pauses the
-    collector). Whoever keeps the memo to read it later keeps its object too."""
+    collector). Whoever keeps the dict to read it later keeps its object too."""
 
     __slots__ = ("_make",)
 
