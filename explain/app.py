@@ -33,7 +33,7 @@ APP_WORDS = {
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
-           "all_spirits": "全部神煞（連干陰、支陰）", "print": "列印講義", "field_error": "〔{label}〕{message}",
+           "all_spirits": "全部神煞（連干陰、支陰）", "print": "列印講義", "ids": "顯示內部代號（開發用）", "field_error": "〔{label}〕{message}",
            "questions": {"initial": "初傳", "middle": "中傳", "final": "末傳", "method": "課法", "noble": "貴人"},
            "quiz": "練習", "any_method": "任一課法", "with_keti": "兼問課體", "draw": "出題", "again": "再出一題", "score": "得分：{right}／{asked}", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
@@ -46,7 +46,7 @@ APP_WORDS = {
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
            "use": "cast with this reading", "lang": "中文",
            "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
-           "all_spirits": "every spirit (with those on 干陰 and 支陰)", "print": "print a handout", "field_error": "[{label}] {message}",
+           "all_spirits": "every spirit (with those on 干陰 and 支陰)", "print": "print a handout", "ids": "show internal ids (for developers)", "field_error": "[{label}] {message}",
            "questions": {"initial": "initial", "middle": "middle", "final": "final", "method": "method", "noble": "noble"},
            "quiz": "practice", "any_method": "any method", "with_keti": "and a 課體", "draw": "ask me", "again": "another chart",
            "score": "score: {right}/{asked}",
@@ -105,7 +105,8 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
 def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:
     """What the second chart's reading changes: each conclusion that differs, and the
     derivation of ``question`` under both readings (a why-not where one derives nothing)."""
-    from liuren_logic.audit import Difference, conclusions, explain
+    from liuren_logic.audit import Difference, conclusion_name, conclusions, explain
+    from liuren_logic.disputes import school_name
 
     from .audit_page import change_html
 
@@ -115,11 +116,12 @@ def comparison(before: "Chart", after: "Chart", question: str = "initial", lang:
     changes = [{"conclusion": d.conclusion, "before": d.before, "after": d.after, "lost": d.lost(),
                 "gained": d.gained()} for d in differ]
     graphs = explain(before.session, after.session, before.id, question)
-    columns = "".join(f'<div class="lr-side"><h3>{esc(reading)}</h3>{picture_html(graph, lang, ENGINE)}'
+    columns = "".join(f'<div class="lr-side"><h3>{esc(school_name(reading, lang))}</h3>{picture_html(graph, lang, ENGINE)}'
                       f"<pre>{esc(render_tree(graph, lang))}</pre></div>" for reading, graph in graphs.items())
-    rows = "".join(f"<tr><th>{esc(d.conclusion)}</th><td>{change_html(d)}</td></tr>" for d in differ)
-    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)} → '
-             f"{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
+    rows = "".join(f"<tr><th>{esc(conclusion_name(d.conclusion, lang))}</th><td>{change_html(d)}</td></tr>"
+                   for d in differ)
+    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(school_name(before.session.name, lang))} → '
+             f"{esc(school_name(after.session.name, lang))}</th></tr>{rows}</table>") if changes else \
         f"<p>{esc(APP_WORDS[lang]['unchanged'])}</p>"
     steps = lesson_steps(after, lang)  # told afresh: the marks are set on these steps only
     follows = compare(steps, after, lesson_steps(before, lang), before)
@@ -197,6 +199,7 @@ APP_SCRIPT = """
     });
     if(readings.length) out.set('reading', readings.join(','));
     out.set('lang', lang);
+    if(root.querySelector('#lr-ids').checked) out.set('ids', '1');
     return out;
   }
   // the address holds the chart, the readings and what the panel shows: a reload or the other
@@ -301,6 +304,11 @@ APP_SCRIPT = """
     quiz(root.querySelector('#lr-quiz-method').value).catch(function(){});
   });
   root.querySelector('#lr-print').addEventListener('click', function(){ window.print(); });
+  root.querySelector('#lr-ids').addEventListener('change', function(){  // a developer's view: ids beside names
+    if(!last) return;
+    var shown = selected;
+    cast().then(function(){ return restore(shown); }).catch(function(){});
+  });
   root.querySelector('.lr-readings').addEventListener('change', function(e){
     var s = e.target.closest('select[data-topic]');
     if(!s || !last) return;
@@ -346,6 +354,7 @@ APP_SCRIPT = """
       if(s && kv[1]) s.value = kv[1];
     });
     if(given.get('day')) form.elements['mode'][1].checked = true;
+    root.querySelector('#lr-ids').checked = given.get('ids') === '1';
     if(given.get('at') || given.get('day')) return cast().then(function(){ return restore(given.get('show')); });
     now(); remember();
     return restore(given.get('show'));
@@ -395,7 +404,8 @@ def app_page(lang: str = "zh") -> str:
             f"<title>{esc(a['title'])}</title><style>{CSS}{APP_CSS}</style></head><body>"
             '<div class="lr-app liuren-page" ' + " ".join(f'data-{k}="{esc(v)}"' for k, v in data.items()) + ">"
             f'<h1>{esc(a["title"])} <small><a id="lr-lang" href="/?lang={other}">{esc(a["lang"])}</a> '
-            f'<button type="button" id="lr-print">{esc(a["print"])}</button></small></h1>'
+            f'<button type="button" id="lr-print">{esc(a["print"])}</button> '
+            f'<label class="lr-inline lr-dev"><input type="checkbox" id="lr-ids">{esc(a["ids"])}</label></small></h1>'
             f'<form>{moment}{pillars}{querent}{matter}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
             f'<details class="lr-options"><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
             '<div class="lr-error" role="alert"></div><div class="lr-main"><div id="lr-board"></div><div class="lr-right">'

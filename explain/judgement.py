@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional
 
 from liuren_logic import syntax as S
 from liuren_logic.errors import InputError
-from liuren_logic.labels import ANY, book, cite, fill
+from liuren_logic.labels import ANY, book, cite, fill, with_id
 from liuren_logic.provenance import bindings
 
 from .glossary import gloss_first, glossary, known_terms, short
@@ -176,12 +176,12 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Sec
         matter += "".join(f" ({en})" for _, en in chart.session.base.query("matter_en", [matter, None]))
     rows = [[Cell(f"{w['matter']} {matter}" + (f" · {w['question']} {question}" if question else ""))]]
     rows += [[Cell(f"{w['verdict']} {v['verdict']}", ("斷", v["verdict"])), Cell(v["text"][lang]),
-              Cell(f"〔{v['rule']} · {cite(v['source'], lang)}〕")] for v in data["verdicts"]]
+              Cell(f"〔{with_id(cite(v['source'], lang), v['rule'])}〕")] for v in data["verdicts"]]
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
     for group in groups[:SHOWN]:
         first = group[0]
         rows.append([Cell(first["kind"], ("斷", first["words"]))] + [Cell(t) for t in _said_once([r["text"][lang] for r in group])]
-                    + [Cell(f"〔{first['rule']} · {book(first['source'], lang)}〕")])
+                    + [Cell(f"〔{with_id(book(first['source'], lang), first['rule'])}〕")])
     if len(data["findings"]) > SHOWN:
         rows.append([Cell(w["more"].format(n=len(data["findings"]) - SHOWN))])
     glosses, seen = judgement_glossary(chart.session) if lang == "en" else {}, set()
@@ -216,7 +216,7 @@ def _said_once(sentences: list[str]) -> list[str]:
 
 ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter（如 --matter 天時）",
                 "no_value": "問斷須言所問：斷語、所見或應期，如「斷 不正之神」",
-                "holds": "{value}：此課有之（{what}）。", "because": "{said}〔{rule}｜{source}〕",
+                "holds": "{value}：此課有之（{what}）。", "because": "{said}〔{source}〕",
                 "ask_why": "其推導見：liuren why 斷 {value}（同此課之選項）",
                 "absent": "此課之斷無{value}；問其何以無：liuren why-not 斷 {value}",
                 "unknown": "此課之斷無「{value}」，規則亦無此斷語；{near}", "near": "近者：{names}",
@@ -224,7 +224,7 @@ ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter�
          "en": {"no_matter": "this chart has no 斷 (judgement): cast it with --matter (e.g. --matter 天時)",
                 "no_value": "a question about the 斷 names what it asks: a verdict, a finding or an 應期, "
                             "e.g. 「斷 不正之神」",
-                "holds": "{value}: this chart has it ({what}).", "because": "{said} [{rule} | {source}]",
+                "holds": "{value}: this chart has it ({what}).", "because": "{said} [{source}]",
                 "ask_why": "Its derivation: liuren why 斷 {value} (with this chart's options)",
                 "absent": "this chart's 斷 has no {value}; to ask why not: liuren why-not 斷 {value}",
                 "unknown": "this chart's 斷 has no 「{value}」, and no rule reaches that verdict; {near}",
@@ -253,7 +253,7 @@ def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Op
         name, what = {"verdict": (args[1], WORDS[lang]["verdict"]), "timing": (args[1], WORDS[lang]["timing"]),
                       "finding": (args[2], args[1])}[pred]
         return [w["holds"].format(value=name, what=what),
-                w["because"].format(said=said, rule=row["rule"], source=cite(row["source"], lang)),
+                w["because"].format(said=said, source=with_id(cite(row["source"], lang), row["rule"], " | ")),
                 w["ask_why"].format(value=name)]
     if args[1] in session.verdicts():
         if negative:

@@ -225,7 +225,8 @@ def board_html(chart: "Chart", lang: str = "zh", every: bool = False, **options)
 def steps_html(steps: list[tuple[int, Step]], lang: str) -> str:
     items = "".join(f'<li value="{i}"><b>{esc(s.title)}</b> {esc(s.text)}<br>'
                     + "".join(f"· {esc(item['text'])}<br>" for item in s.items)
-                    + f'<span class="lr-cite">{esc(cite(s, lang))}</span></li>' for i, s in steps)
+                    + (f'<span class="lr-cite">{esc(cite(s, lang))}</span>' if cite(s, lang) else "") + "</li>"
+                    for i, s in steps)
     return f'<ol class="lr-steps">{items}</ol>'
 
 

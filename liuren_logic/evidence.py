@@ -16,6 +16,7 @@ from .disputes import names, reading_name, session_under
 from .errors import InputError
 from .inputs import parse_symbol
 from .jsondata import document
+from .labels import ids_shown
 from .school import CALENDAR_READINGS, kb_root
 
 
@@ -117,35 +118,39 @@ def by_topic(session, cases: Sequence[dict]) -> list[TopicVerdict]:
 
 TOPICS_TEXT = {
     "zh": {"head": "{cases}案；每一題目，各讀法所得三傳與書相合之案數（本派讀法居前）", "none": "（無案可決）",
-           "deciding": "{name}（{topic}）：可決之案", "book": "書", "colon": "："},
+           "deciding": "{name}：可決之案", "book": "書", "colon": "："},
     "en": {"head": "{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)",
-           "none": "(no case decides)", "deciding": "{topic} ({name}): the cases that decide", "book": "book",
+           "none": "(no case decides)", "deciding": "{name}: the cases that decide", "book": "book",
            "colon": ": "},
 }
 
 
 def _reading(topic: str, reading: str, lang: str) -> str:
-    """A reading as the report names it: its Chinese name in zh, its id (as --vs takes it) in en."""
-    return reading_name(topic, reading, lang, bare=True) if lang == "zh" else reading
+    """A reading as the report names it: by its name in the language (the id ``--vs`` also takes
+    beside it under ``--ids``)."""
+    name = reading_name(topic, reading, lang, bare=True)
+    return f"{name} ({reading})" if ids_shown() and name != reading else name
 
 
-def _padded(text: str, width: int) -> str:
-    from .explain.text_width import columns
-
-    return text + " " * max(1, width - columns(text))
+def _topic(topic: str, lang: str) -> str:
+    """A topic by its name in the language (its id beside it under ``--ids``)."""
+    name = names().get(topic, {}).get(lang, topic)
+    return f"{name} ({topic})" if ids_shown() else name
 
 
 def render_topics(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
     """The per-topic table, then each topic's deciding cases with every reading's 三傳 and, under
     them, where each reading's derivation parts from the others (:meth:`Deciding.steps`)."""
+    from .explain.text_width import columns, padded as _padded
+
     t = TOPICS_TEXT[lang]
     lines = [t["head"].format(cases=cases)]
+    width = max((columns(_topic(v.topic, lang)) for v in verdicts), default=0) + 2
     for v in verdicts:
         counts = "  ".join(f"{_reading(v.topic, r, lang)} {n}" for r, n in v.agree.items())
-        name = _padded(names()[v.topic]["zh"], 10) if lang == "zh" else ""
-        lines.append(f"  {name}{v.topic:<14} {counts}" + ("" if v.deciding else "  " + t["none"]))
+        lines.append(f"  {_padded(_topic(v.topic, lang), width)}{counts}" + ("" if v.deciding else "  " + t["none"]))
     for v in (v for v in verdicts if v.deciding):
-        lines += ["", t["deciding"].format(topic=v.topic, name=names()[v.topic][lang])]
+        lines += ["", t["deciding"].format(name=_topic(v.topic, lang))]
         for d in v.deciding:
             told = "  ".join(f"{_reading(v.topic, r, lang)} {a}{'✓' if a == d.book else ''}" for r, a in d.answers.items())
             lines.append(f"  {_padded(d.label, 18)}{t['book']} {d.book}  {told}")

@@ -6,6 +6,8 @@ label from a user's KB file stays text.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -15,8 +17,40 @@ _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 NUMERALS = "一二三四五六七八九十"
 
+_IDS = ContextVar("ids shown", default=False)
+
+
+def ids_shown() -> bool:
+    """Whether a reader sees the internal ids (rule ids, relation names, reading ids, KB paths) beside
+    the names: off unless a developer asked (``--ids``, the app's toggle)."""
+    return _IDS.get()
+
+
+@contextmanager
+def showing_ids(on: bool = True):
+    """Within the block, every surface shows internal ids (``on``) or names alone."""
+    token = _IDS.set(on)
+    try:
+        yield
+    finally:
+        _IDS.reset(token)
+
 # What an unbound slot reads (a why-not asks about any value there).
 ANY = {"zh": "某", "en": "any"}
+
+
+def with_id(text: str, id_: str, sep: str = " · ") -> str:
+    """``text`` as a reader sees it; under :func:`showing_ids`, the internal id before it.
+
+    >>> with_id("《福山堂》", "zeike.upper")
+    '《福山堂》'
+    >>> with showing_ids():
+    ...     with_id("《福山堂》", "zeike.upper")
+    'zeike.upper · 《福山堂》'
+    """
+    if not ids_shown() or not id_:
+        return text
+    return f"{id_}{sep}{text}" if text else id_
 
 
 def number(n: int, lang: str) -> str:
@@ -93,7 +127,7 @@ def book(source: str, lang: str) -> str:
     source of no known book stays as its key.
 
     >>> book("003: 課得天網，正是被纏之象", "en")
-    '《註解大六壬指南》 vol. 16 (seed 003)'
+    '《註解大六壬指南》 vol. 16'
     """
     key = source.partition(": ")[0].strip()
     return books().get(key, (key, key))[lang != "zh"]

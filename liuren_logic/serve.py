@@ -53,6 +53,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from . import collector
 from .errors import InputError, LiurenError
+from .labels import showing_ids
 from .school import CALENDAR_READINGS, kb_root, parse_readings, read_school
 from .turns import Busy, Late, Turns, in_time
 
@@ -63,7 +64,7 @@ DEADLINE = 10.0  # seconds from a request's arrival to its answer
 MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
 MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
+NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output", "ids"}
 # What the page is told when no answer comes, in its language.
 REFUSALS = {"zh": {"page": "無此頁{path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
                    "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}",
@@ -201,8 +202,10 @@ class App:
         self.sessions = Sessions(school)
 
     def answer(self, route: str, fields: dict) -> dict:
-        """The route's answer; the memory it adds is charged to the sessions it used."""
-        return self.sessions.measured(lambda: getattr(self, route)(fields))
+        """The route's answer (internal ids beside the names when the page's toggle asks, ``ids=1``);
+        the memory it adds is charged to the sessions it used."""
+        with showing_ids(fields.get("ids") == "1"):
+            return self.sessions.measured(lambda: getattr(self, route)(fields))
 
     def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
         """The chart the fields name; what the command line would say of the input goes to ``notices``

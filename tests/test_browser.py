@@ -290,3 +290,20 @@ def test_a_matter_chosen_ends_the_board_with_its_judgement_and_answers_why(app, 
     WebDriverWait(browser, 60).until(EC.staleness_of(section))  # the board was drawn again
     wait_for(browser, "#lr-board .lr-head", "三傳午寅戌")
     assert not browser.find_elements(By.CSS_SELECTOR, "#lr-board .lr-judgement")
+
+
+def test_the_chinese_page_with_a_derivation_open_shows_no_internal_id(app, browser):
+    """Every text of the page, the derivation's picture and its hover titles included, is names
+    (issue 38); the developers' toggle (``ids=1``) shows the rule ids and relations beside them."""
+    import re
+
+    found = re.compile(r"(?:^|[^-A-Za-z0-9_])([a-z][a-z_0-9]{2,}(?:\.[a-z_0-9]+)*)", re.M)
+    text = ("return document.querySelector('.lr-app').innerText + '\\n' + Array.from(document.querySelectorAll("
+            "'.lr-panel svg text, .lr-panel svg title')).map(function(t){ return t.textContent; }).join('\\n')")
+    shown = {}
+    for ids in ("", "&ids=1"):
+        browser.get(app + SEED + "&show=why:initial" + ids)
+        wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+        shown[ids] = found.findall(browser.execute_script(text))
+    assert shown[""] == []
+    assert {"zeike.yuanshou", "chosen"} <= set(shown["&ids=1"])

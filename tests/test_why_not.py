@@ -10,7 +10,13 @@ from scopes import SCOPES
 from liuren_logic.cli import main
 from liuren_logic.explain.contrast import answer
 from liuren_logic.inputs import members
-from liuren_logic.labels import ASIDE
+from liuren_logic.labels import ASIDE, showing_ids
+
+
+@pytest.fixture(autouse=True)
+def unwrapped(monkeypatch):
+    """The command's sentences compared whole, one a line: a terminal wide enough not to wrap them."""
+    monkeypatch.setenv("COLUMNS", "1000")
 
 
 RULE_ID = re.compile(r"(?<![/\w])[a-z_]+\.[a-z_0-9]+(?!\w)", re.ASCII)  # fuyin.final_clash; not docs/x.md
@@ -125,7 +131,9 @@ def test_the_why_not_picture_reads_at_a_glance(session):
                     assert "？" not in "".join(lines), (where, lines)
                 decisive = [a for _, a in picture.nodes(data=True) if a.get("rule") == short.rules[0]]
                 assert decisive and decisive[0].get(lang), where
-                assert decisive[0]["rule"] in to_dot(picture, lang)
+                assert decisive[0][lang].split("：")[0] in to_dot(picture, lang)  # by its label
+                with showing_ids():
+                    assert decisive[0]["rule"] in to_dot(picture, lang)
                 assert all_reached(picture), where
 
 
