@@ -16,7 +16,7 @@ from .disputes import names, reading_name, session_under
 from .errors import InputError
 from .inputs import parse_symbol
 from .jsondata import document
-from .labels import ids_shown
+from .labels import ids_shown, with_id
 from .school import CALENDAR_READINGS, kb_root
 
 
@@ -66,6 +66,8 @@ class Deciding:
             return step and (sorted(a.replace(self.charts[reading].id, "C") for a in step.atoms), step.rules)
 
         parting = [k for k in DECIDING_STEPS if len({repr(stated(r, k)) for r in lessons}) > 1]
+        if len({a[:1] for a in self.answers.values()}) == 1:  # one initial: the readings part on the middle or final
+            parting = [k for k in parting if k == "sequence"]
         told = [k for k in parting if k in ("initial", "sequence")]  # the first transmission that parts ends it
         parting = parting[:parting.index(told[0]) + 1] if told else parting
         return {r: [(steps[k].title, steps[k].text) for k in parting if k in steps] for r, steps in lessons.items()}
@@ -118,8 +120,13 @@ def by_topic(session, cases: Sequence[dict]) -> list[TopicVerdict]:
 
 TOPICS_TEXT = {
     "zh": {"head": "{cases}案；每一題目，各讀法所得三傳與書相合之案數（本派讀法居前）", "none": "（無案可決）",
+           "follows": "諸案從{best}：{n}案合書，{other}{m}案，多{more}案；決之者第{cases}案。",
+           "even": "{readings}各合{n}案，案不能決。", "case_sep": "、", "and": "、",
            "deciding": "{name}：可決之案", "book": "書", "colon": "："},
     "en": {"head": "{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)",
+           "follows": "The cases follow {best}: {n} agree with the book, {m} with {other}, {more} more; "
+                      "cases {cases} decide it.",
+           "even": "{readings} agree with {n} cases each: the cases do not decide.", "case_sep": ", ", "and": " and ",
            "none": "(no case decides)", "deciding": "{name}: the cases that decide", "book": "book",
            "colon": ": "},
 }
@@ -156,7 +163,21 @@ def render_topics(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh"
             lines.append(f"  {_padded(d.label, 18)}{t['book']} {d.book}  {told}")
             lines += [f"      {_reading(v.topic, r, lang)}{t['colon']}{title}{t['colon']}{text}"
                       for r, steps in d.steps(lang).items() for title, text in steps]
+        lines.append("  " + conclusion(v, lang))
     return "\n".join(lines)
+
+
+def conclusion(verdict: TopicVerdict, lang: str = "zh") -> str:
+    """The topic's verdict in a sentence: the reading the cases follow, by how many more than the
+    next, and the cases that decide it (where it gives the book's 三傳 and the next does not)."""
+    t = TOPICS_TEXT[lang]
+    (best, n), (other, m) = sorted(verdict.agree.items(), key=lambda kv: -kv[1])[:2]
+    if n == m:
+        tied = [r for r, k in verdict.agree.items() if k == n]
+        return t["even"].format(readings=t["and"].join(_reading(verdict.topic, r, lang) for r in tied), n=n)
+    cases = [d.label.split()[0] for d in verdict.deciding if d.answers[best] == d.book != d.answers[other]]
+    return t["follows"].format(best=_reading(verdict.topic, best, lang), n=n, other=_reading(verdict.topic, other, lang),
+                               m=m, more=n - m, cases=t["case_sep"].join(cases))
 
 
 def topics_html(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
@@ -323,26 +344,48 @@ def _by_method(differences: Sequence[Difference]) -> dict[str, list]:
     return groups
 
 
-def _summary(agreed: int, differences: Sequence[Difference]) -> str:
+AGAINST_TEXT = {
+    "zh": {"summary": "{total}答：{agreed}答與本派同；{differ}答不同，其中{explained}答有某一異說可解，{none}答無",
+           "columns": "盤（轉數）  本派 → 彼答  可解之異說", "label": "{day} {jiang}將{hour}時（轉{offset}）",
+           "group": "{method}（{n}）：", "none": "無異說可解", "title": "與他家之答相較",
+           "headers": ("答", "盤", "本派 → 彼答", "可解之異說"), "sep": "；", "fields": {"sanchuan": "三傳",
+           "method": "課法", "noble": "貴人"}},
+    "en": {"summary": "{total} answers: {agreed} agree; {differ} differ, {explained} explained by a shipped reading, "
+                      "{none} by none",
+           "columns": "chart (offset)  ours → theirs (三傳: the three transmissions)  the reading that explains it",
+           "label": "{day} {jiang}將{hour}時 (offset {offset})", "group": "{method} ({n}):",
+           "title": "against another caster", "headers": ("answer", "chart", "ours → theirs", "explained by"),
+           "none": "no shipped reading", "sep": "; ", "fields": {"sanchuan": "三傳",
+           "method": "method", "noble": "noble"}},
+}
+
+
+def _summary(agreed: int, differences: Sequence[Difference], lang: str = "en") -> str:
     explained = sum(1 for d in differences if d.explained_by)
-    return (f"{agreed + len(differences)} answers: {agreed} agree; {len(differences)} differ, "
-            f"{explained} explained by a shipped reading, {len(differences) - explained} by none")
+    return AGAINST_TEXT[lang]["summary"].format(total=agreed + len(differences), agreed=agreed, differ=len(differences),
+                                                explained=explained, none=len(differences) - explained)
 
 
-def _change(d: Difference) -> str:
-    return "  ".join(f"{k} {d.ours[k]} → {d.theirs[k]}" for k in d.theirs if d.ours[k] != d.theirs[k])
+def _change(d: Difference, lang: str = "en") -> str:
+    fields = AGAINST_TEXT[lang]["fields"]
+    return "  ".join(f"{fields.get(k, k)} {d.ours[k]} → {d.theirs[k]}" for k in d.theirs if d.ours[k] != d.theirs[k])
 
 
 def _why(d: Difference, lang: str) -> str:
-    return "; ".join(f"{t}={r} {reading_name(t, r, lang)}" for t, r in d.explained_by) or "no shipped reading"
+    t = AGAINST_TEXT[lang]
+    return t["sep"].join(with_id(reading_name(topic, r, lang), f"{topic}={r}", " ")
+                         for topic, r in d.explained_by) or t["none"]
 
 
 def render_against(agreed: int, differences: Sequence[Difference], lang: str = "zh") -> str:
-    """The differences by the school's method: each with the readings that explain it, or none."""
-    lines = [_summary(agreed, differences)]
+    """The differences by the school's method, in ``lang``: each chart with what we conclude and what
+    the other caster answered (ours → theirs), and the readings that explain it, or none."""
+    t = AGAINST_TEXT[lang]
+    lines = [_summary(agreed, differences, lang), t["columns"]]
     for method, group in _by_method(differences).items():
-        lines += ["", f"{method} ({len(group)}):"]
-        lines += [f"  {d.label}: {_change(d)}  — {_why(d, lang)}" for d in group]
+        lines += ["", t["group"].format(method=method, n=len(group))]
+        lines += [f"  {t['label'].format(day=d.day, jiang=d.jiang, hour=d.hour, offset=d.offset)}  "
+                  f"{_change(d, lang)}  — {_why(d, lang)}" for d in group]
     return "\n".join(lines)
 
 
@@ -351,13 +394,16 @@ def against_html(agreed: int, differences: Sequence[Difference], lang: str = "zh
     from .explain.audit_page import CSS
     from .explain.page import esc
 
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>against another caster</title>"
-             f"<style>{CSS}</style></head><body><h1>{esc(_summary(agreed, differences))}</h1>"]
+    t = AGAINST_TEXT[lang]
+    head = "".join(f"<th>{esc(h)}</th>" for h in t["headers"])
+    parts = [f"<!DOCTYPE html><html lang=\"{'zh-Hant' if lang == 'zh' else 'en'}\"><head><meta charset=\"utf-8\">"
+             f"<title>{esc(t['title'])}</title><style>{CSS}</style></head><body>"
+             f"<h1>{esc(_summary(agreed, differences, lang))}</h1>"]
     for method, group in _by_method(differences).items():
-        rows = "".join(f"<tr><td>{d.entry}</td><td>{esc(d.label)}</td><td>{esc(_change(d))}</td>"
-                       f"<td>{esc(_why(d, lang))}</td></tr>" for d in group)
-        parts.append(f"<h2>{esc(method)} ({len(group)})</h2><table><tr><th>answer</th><th>chart</th>"
-                     f"<th>ours → theirs</th><th>explained by</th></tr>{rows}</table>")
+        rows = "".join(f"<tr><td>{d.entry}</td><td>{esc(t['label'].format(day=d.day, jiang=d.jiang, hour=d.hour, offset=d.offset))}"
+                       f"</td><td>{esc(_change(d, lang))}</td><td>{esc(_why(d, lang))}</td></tr>" for d in group)
+        parts.append(f"<h2>{esc(t['group'].format(method=method, n=len(group)).rstrip('：:'))}</h2>"
+                     f"<table><tr>{head}</tr>{rows}</table>")
     return "".join(parts) + "</body></html>"
 
 

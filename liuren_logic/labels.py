@@ -94,6 +94,29 @@ def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], 
     return agree(filled) if lang == "en" and 1 in values.values() else filled
 
 
+def defined(template: str, values: Mapping[str, object], lang: str) -> str:
+    """A label read as a definition: its unbound slots left out, not read as 某 or "any".
+
+    >>> defined("三光：用神{a}、日干{b}、日支{c}皆旺相", {}, "zh")
+    '三光：用神、日干、日支皆旺相'
+    >>> defined("魁罡 {b} stands over the stem", {}, "en")
+    '魁罡 stands over the stem'
+    """
+    return re.sub(r" +([,.;:)])", r"\1", re.sub(r"  +", " ", fill(template, values, "", lang))).strip()
+
+
+def negated(label: str, lang: str) -> str:
+    """A condition said as failing: 「丑為魁罡」 → 「丑非魁罡」 where the label says it with one 為;
+    else 「…」不成立, "it is not so that …".
+
+    >>> negated("丑為魁罡", "zh"), negated("第一課上剋下", "zh")
+    ('丑非魁罡', '「第一課上剋下」不成立')
+    """
+    if lang == "zh":
+        return label.replace("為", "非") if label.count("為") == 1 else f"「{label}」不成立"
+    return f"it is not so that {label}"
+
+
 _ONE_ARE = re.compile(r"\bare 1 ")
 _ONE_PLURAL = re.compile(r"\b1 ((?:\S+ )?)(?!does\b)([a-z]{2,}[^s])s\b")
 

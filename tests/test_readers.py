@@ -95,3 +95,13 @@ def test_questions_and_readings_are_taken_by_the_names_shown(capsys):
     by_id = run(capsys, "audit", "--vs", "punishment=seed000", "--limit", "1")
     assert run(capsys, "audit", "--vs", "punishment=四鏈", "--limit", "1") == by_id
     assert run(capsys, "audit", "--vs", "三刑=四链", "--limit", "1") == by_id
+
+
+def test_a_why_not_says_the_failed_condition_as_a_negation_and_a_definition_as_one(capsys):
+    zh = run(capsys, "why-not", "keti", "斬關", *CHART)
+    assert "斬關之定義：魁罡臨日辰：斬關" in zh and "此盤不合：丑非魁罡。" in zh and "某" not in zh
+    en = " ".join(run(capsys, "why-not", "keti", "斬關", *CHART, "--lang", "en").split())
+    assert "“魁罡 stands over the stem or the branch: 斬關”" in en and " any " not in en
+    assert "On this chart it fails: it is not so that 丑 is 魁 (戌) or 罡 (辰)." in en
+    three = run(capsys, "why-not", "keti", "三光", *CHART)
+    assert "三光之定義：用神、日干、日支皆旺相，用神乘吉將" in three.replace("\n", "")

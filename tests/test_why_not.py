@@ -27,7 +27,7 @@ def says_rule(rule, lang: str, text: str) -> bool:
     (a plural may have agreed with a count of one: 'places' → 'place')."""
     singular = re.compile(r"(?<=[a-z])s\b")
     label = ASIDE.sub("", rule.label(lang))  # an unbound slot in brackets is left out with them
-    return all(singular.sub("", piece) in singular.sub("", text)
+    return all(singular.sub("", piece.strip()) in singular.sub("", text)  # an unbound slot left out takes its spaces
                for piece in re.split(r"\{\w+\}", label) if piece.strip())
 
 
