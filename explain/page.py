@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from liuren_logic.chart import Chart
 
 ZOOM = 1.2  # the picture's scale on screen: node text of 11 px (explain/svg.py) is 13.2 px
-PRESENT = 1.7  # its scale in 「放映」 (Present): node text of 11 px is 18.7 px, never under 18
+PRESENT = 2.0  # its scale in 「放映」 (Present): an edge's 9 px label is 18 px, a node's 11 px text 22 px
+PRINT = 1.34  # its scale on a handout: an edge's 9 px label is 12 px (9 pt), on a landscape page if need be
 CONCLUSIONS = ("lesson1", "lesson2", "lesson3", "lesson4", "method", "initial", "middle", "final")
 PAGE_WORDS = {
     "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解", "title": "大六壬 {chart}",
@@ -87,7 +88,7 @@ CSS = """
 .liuren-page pre{font-size:.8em;overflow:auto;background:#fafafa;padding:.6em}
 .liuren-page .lr-present{position:fixed;inset:0;z-index:100;display:block;margin:0;padding:.6em 1.2em;
   overflow:auto;background:#fff;font-size:24px;line-height:1.45}
-.liuren-page .lr-present .lr-figure figure{max-height:none;overflow:visible;border:none}
+.liuren-page .lr-present .lr-figure figure{max-height:none;overflow-x:auto;border:none}
 .liuren-page .lr-present .lr-zoom{position:sticky;top:0;background:#fff;z-index:1}
 """
 ZOOM_SCRIPT = """
@@ -104,7 +105,7 @@ ZOOM_SCRIPT = """
     if(on) box.setAttribute('data-zoom-was', box.style.getPropertyValue('--lr-zoom') || '%s');
     box.style.setProperty('--lr-zoom', on ? '%s' : box.getAttribute('data-zoom-was'));
     p.textContent = p.getAttribute(on ? 'data-end' : 'data-present');
-    if(on) stage.scrollTop = 0;
+    if(on){ stage.scrollTop = 0; window.lrCentre(stage); }
   });
   document.addEventListener('keydown', function(e){
     var on = e.key === 'Escape' && document.querySelector('.lr-present button[data-present]');

@@ -205,7 +205,8 @@ class App:
         """The route's answer (internal ids beside the names when the page's toggle asks, ``ids=1``);
         the memory it adds is charged to the sessions it used."""
         with showing_ids(fields.get("ids") == "1"):
-            return self.sessions.measured(lambda: getattr(self, route)(fields))
+            answer = self.sessions.measured(lambda: getattr(self, route)(fields))
+        return _simplified(answer) if fields.get("simplified") == "1" else answer
 
     def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
         """The chart the fields name; what the command line would say of the input goes to ``notices``
@@ -300,6 +301,20 @@ def chart_options(fields: dict) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _simplified(answer, key: str = ""):
+    """An answer for the page in simplified characters (简体): its text, never the choices the
+    trainer's buttons send back."""
+    from .script import simplified
+
+    if isinstance(answer, str):
+        return simplified(answer)
+    if isinstance(answer, dict):
+        return {k: v if k == "choices" else _simplified(v, k) for k, v in answer.items()}
+    if isinstance(answer, list):
+        return [_simplified(v, key) for v in answer]
+    return answer
+
+
 def _lang(fields: dict) -> str:
     lang = fields.get("lang", "zh")
     if lang not in ("zh", "en"):
@@ -359,7 +374,8 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             if url.path in ("/", "/index.html"):
                 from .explain.app import app_page
 
-                return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
+                simple = lang == "zh" and bool(re.search(r"(?:^|&)simplified=1(?:&|$)", url.query))
+                return self._send(HTTPStatus.OK, app_page(lang, simple).encode("utf-8"), "text/html; charset=utf-8")
             route, said = App.ROUTES.get(url.path), REFUSALS[lang]
             if route is None:
                 return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path, lang))})
