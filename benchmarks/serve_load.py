@@ -30,7 +30,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from liuren_logic import Session
-from liuren_logic.serve import App, make_server, resident_mb, url_of
+from liuren_logic.faces.serve import App, make_server, resident_mb, url_of
 
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]

@@ -31,17 +31,18 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic.digraph import Digraph
-from liuren_logic.inputs import members
-from liuren_logic.disputes import reading_name, topic_name
-from liuren_logic.labels import atom_label, book, fill, ids_shown, number, with_id
-from liuren_logic.provenance import atom_text, bindings
+from liuren_logic.datalog.digraph import Digraph
+from liuren_logic.datalog.labels import atom_label, fill, ids_shown, number, with_id
+from liuren_logic.datalog.provenance import atom_text, bindings
+from liuren_logic.domain.books import book
+from liuren_logic.domain.disputes import reading_name, topic_name
+from liuren_logic.domain.inputs import members
 
 from .dispute_view import dispute_lines
 from .glossary import gloss_first, glossary, known_terms
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 
 TEXT = {

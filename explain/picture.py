@@ -20,7 +20,7 @@ comparison) is red and dashed.
 >>> g = nx.DiGraph(root="x:1"); g.add_node("x:1", kind="fact", text='p("a")', zh="甲", where="f.dl:1")
 >>> print(to_dot(g).splitlines()[-2])
   n0 [label="甲", tooltip="甲", shape="box", style="filled", fillcolor="#eeeeee", color="#777777"];
->>> from liuren_logic.labels import showing_ids
+>>> from liuren_logic.datalog.labels import showing_ids
 >>> with showing_ids():  # a developer's view: the atom and its KB file
 ...     print(to_dot(g).splitlines()[-2])
   n0 [label="甲\\nf.dl:1", tooltip="p(\\"a\\")  [f.dl:1]", shape="box", style="filled", fillcolor="#eeeeee", color="#777777"];
@@ -35,8 +35,9 @@ from typing import Optional
 
 import networkx as nx
 
-from liuren_logic.errors import LiurenError
-from liuren_logic.labels import cite, ids_shown
+from liuren_logic.datalog.labels import ids_shown
+from liuren_logic.domain.books import cite
+from liuren_logic.domain.errors import LiurenError
 
 from .text_width import columns
 from .view import ordered_children

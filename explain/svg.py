@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import networkx as nx
 
-from liuren_logic.labels import ids_shown
+from liuren_logic.datalog.labels import ids_shown
 
 from .picture import FONT_FAMILY, edge_style, layered_layout, node_lines, node_style, tooltip
 

@@ -6,7 +6,7 @@ is not repeated: its line ends with ``(see above)``. Glyphs are data (``GLYPHS``
 
 By default the tree is the reader's view (:func:`explain.view.compact`): labelled rule
 steps and what they rest on; ``full=True`` shows every node the engine recorded. A
-``networkx.DiGraph`` or the lighter :class:`~liuren_logic.digraph.Digraph` (the command line's
+``networkx.DiGraph`` or the lighter :class:`~liuren_logic.datalog.digraph.Digraph` (the command line's
 text output, which imports no networkx) reads the same.
 """
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from liuren_logic.labels import cite, ids_shown
+from liuren_logic.datalog.labels import ids_shown
+from liuren_logic.domain.books import cite
 
 from .view import compact, ordered_children
 
@@ -46,7 +47,7 @@ def children(graph: "nx.DiGraph", node: str) -> list[str]:
 
 def describe(attrs: dict, lang: str = "zh") -> str:
     """One line for a node: its label in the language (a rule's with its book line), where it comes
-    from; the relation, the rule id and the KB file only under :func:`~liuren_logic.labels.showing_ids`."""
+    from; the relation, the rule id and the KB file only under :func:`~liuren_logic.datalog.labels.showing_ids`."""
     kind, ids = attrs["kind"], ids_shown()
     label = attrs.get(lang) or ""
     if kind == "rule":

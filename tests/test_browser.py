@@ -34,7 +34,7 @@ return [sizes.length, Math.min.apply(null, sizes)];
 
 @pytest.fixture(scope="module")
 def app():
-    from liuren_logic.serve import make_server, url_of
+    from liuren_logic.faces.serve import make_server, url_of
 
     server = make_server("127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -392,7 +392,7 @@ def test_a_click_on_a_page_brings_its_derivation_into_view(browser, tmp_path):
     """``liuren page``: the derivation opens below the board; the click scrolls it into view."""
     from selenium.webdriver.common.by import By
 
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     page = tmp_path / "chart.html"
     assert main(["page", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--output", str(page)]) == 0

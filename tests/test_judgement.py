@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from scopes import SCOPES
-from liuren_logic.cli import main
-from liuren_logic.errors import InputError
+from liuren_logic.datalog.labels import showing_ids
+from liuren_logic.faces.cli import main
+from liuren_logic.domain.errors import InputError
 from liuren_logic.explain.judgement import KIND_ORDER
 
 
@@ -172,7 +173,7 @@ def test_the_board_cites_each_source_by_its_book(capsys, args, lang, books):
     docs/sources.md names it, never the source's key (003, 指南卷三)."""
     import re
 
-    from liuren_logic.labels import books as named
+    from liuren_logic.domain.books import books as named
 
     for ids in ((), ("--ids",)):
         code, out, _ = run(capsys, "cast", *args, "--lang", lang, *ids)
@@ -241,7 +242,7 @@ def test_json_carries_each_finding_with_its_kind_about_text_rule_and_source(caps
     (WEATHER_ARGS + ("--reading", "spirit_month=lunar"), "雪而不久", "judge.snow_not_long"),
 ])
 def test_why_answers_a_finding_down_to_its_rule_and_source(capsys, args, asked, rule):
-    code, out, _ = run(capsys, "why", "斷", asked, *args, "--depth", "1")
+    code, out, _ = run(capsys, "why", "斷", asked, *args, "--depth", "1", "--ids")  # the rule's id where asked for
     assert code == 0 and f"⇐ {rule}:" in out.splitlines()[1] and "«" in out
 
 
@@ -259,20 +260,20 @@ def test_why_not_clear_asks_about_the_verdict_not_the_spirit_it_is_part_of(capsy
     than taking the finding of the spirit 晴朗, whose name contains it."""
     code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS)
     assert code == 0 and "辰（大角）臨陽位丑：主晴；所缺：丑屬陽" in out and "finding(" not in out
-    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS, "--full")  # the rule's id where asked for
+    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS, "--full", "--ids")  # the rule's id where asked for
     assert code == 0 and "weather.dajiao_yang" in out
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("zh", ["雨：此課有之（斷語）。", "辰（大角）臨陰位丑：主雨〔weather.dajiao_yin｜《六壬指南》卷三：",
+    ("zh", ["雨：此課有之（斷語）。", "辰（大角）臨陰位丑：主雨〔《六壬指南》卷三：",
             "其推導見：liuren why 斷 雨"]),
-    ("en", ["雨: this chart has it (verdict).", "辰 (大角) stands over 丑, a yin palace: rain [weather.dajiao_yin | "
+    ("en", ["雨: this chart has it (verdict).", "辰 (大角) stands over 丑, a yin palace: rain ["
             "《六壬指南》 vol. 3: ", "Its derivation: liuren why 斷 雨"])])
 def test_why_not_of_what_holds_says_so_in_words_with_its_rule_and_line(capsys, lang, said):
     code, out, err = run(capsys, "why-not", "斷", "雨", *WEATHER_ARGS, "--lang", lang)
     lines = out.splitlines()
     assert code == 0 and err == "" and len(lines) == 3 and all(l.startswith(s) for l, s in zip(lines, said)), out
-    code, out, _ = run(capsys, "why-not", "斷", "丑", *WEATHER_ARGS, "--lang", lang)
+    code, out, _ = run(capsys, "why-not", "斷", "丑", *WEATHER_ARGS, "--lang", lang, "--ids")
     assert code == 0 and "timing.tomb_opened" in out and "timing(" not in out
     code, out, _ = run(capsys, "why-not", "斷", "女尸", *HOUSE_ARGS, "--lang", lang)
     assert code == 0 and out.startswith("女尸做祟") and "liuren why 斷 女尸做祟" in out
@@ -381,7 +382,10 @@ def test_the_lesson_continues_to_the_judgement(capsys):
     code, out, _ = run(capsys, "teach", *HOUSE_ARGS)
     step = out[out.index("、斷\n"):]
     assert code == 0 and "占家宅。斷語：不正之神、女尸做祟、宅中鬼祟、被纏" in out
-    assert "支上丑為天目、為日墓，支陰酉為女巫乘玄武：女尸做祟" in step and "judge.woman_corpse" in step
+    assert "支上丑為天目、為日墓，支陰酉為女巫乘玄武：女尸做祟〔《註解大六壬指南》卷十六" in step.replace("\n   ", "")
+    assert "judge." not in step
+    code, out, _ = run(capsys, "teach", *HOUSE_ARGS, "--ids")
+    assert "judge.woman_corpse" in out[out.index("、斷\n"):]
     code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00")
     assert "斷語" not in out
 
@@ -392,7 +396,7 @@ def test_the_lesson_reads_the_judgement_as_the_board_does(session, args):
     the verdicts and the 應期, each line ending with its rule and the line of its book."""
     from liuren_logic.explain.judgement import SHOWN, judgement_data
     from liuren_logic.explain.lesson import lesson_steps
-    from liuren_logic.labels import number
+    from liuren_logic.datalog.labels import number
 
     chart = session.cast_many([session.dated_input(args[1], args[3], matter=args[5])])[0]
     data = judgement_data(chart)
@@ -407,7 +411,10 @@ def test_the_lesson_reads_the_judgement_as_the_board_does(session, args):
                                         "en": f"{len(data['findings']) - SHOWN} more"}[lang])
         for item in rows + rest:
             verse = item["source"].partition(": ")[2]
-            assert f"{open_}{item['rule']}{sep}《" in item["text"] and f"「{verse}」" in item["text"], item
+            assert f"{open_}《" in item["text"] and f"「{verse}」" in item["text"], item  # the book, not the rule id
+        with showing_ids():
+            shown = next(s for s in lesson_steps(chart, lang) if s.key == "judgement").items
+        assert all(f"{open_}{i['rule']}{sep}《" in i["text"] for i in shown[:len(findings)] + shown[len(findings) + 1:])
         if lang == "zh":
             assert [r["text"].partition("：")[0] for r in rows] == [f["kind"] for f in findings]
             assert [r["text"].partition("：")[0] for r in rest] == \

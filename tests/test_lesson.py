@@ -7,7 +7,7 @@ import pytest
 
 from liuren_logic import Session
 from liuren_logic.explain import lesson
-from liuren_logic.labels import showing_ids
+from liuren_logic.datalog.labels import showing_ids
 
 METHODS = {"伏吟", "返吟", "賊剋", "比用", "涉害", "八專", "遙剋", "昴星", "別責"}
 # one chart of each way to the initial (day charts, DAY/OFFSET)
@@ -203,7 +203,7 @@ def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
     steps = lesson.lesson_steps(same)
     assert lesson.compare(steps, same, lesson.lesson_steps(session.cast("辛巳", "寅", "午")), session.cast("辛巳", "寅", "午"))
     assert not any(s.differs for s in steps)
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
     assert main(["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut", "--lang", "en"]) == 0
     out = " ".join(capsys.readouterr().out.split())  # the text as wrapped to the terminal, lines joined
     assert "This lesson follows the reading 涉害: the 孟仲季 short-cut (the school's own: the depth count)" in out

@@ -6,12 +6,12 @@ import json
 import networkx as nx
 import pytest
 
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.provenance import Derivable, Explainer, NotDerivable, bindings
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.provenance import Derivable, Explainer, NotDerivable, bindings
 
 LEAVES = {"fact", "compare", "absent"}
 
@@ -164,7 +164,7 @@ def test_a_fact_of_a_table_shows_its_source_at_the_leaf(session):
     assert leaf["kind"] == "fact" and leaf["table"] == "pattern.palace_gouchen"
     assert leaf["source"].startswith("000: 子丑之宮皆被辱")
     from liuren_logic.explain.tree import describe
-    from liuren_logic.labels import showing_ids
+    from liuren_logic.datalog.labels import showing_ids
     assert "«《福山堂》：子丑之宮" in describe(leaf) and "pattern." not in describe(leaf)  # the book by name
     assert "«《福山堂》: 子丑之宮" in describe(leaf, "en")
     with showing_ids():  # the table's id for a developer

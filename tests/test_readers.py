@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 from liuren_logic.explain.text_width import columns, terminal_width, wrap
 
 CHART = ("--day", "辛巳", "--jiang", "寅", "--hour", "午")
