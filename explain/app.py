@@ -95,6 +95,7 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
     short.lines[:0] = readings_first(chart, question, value, lang)  # another reading under which it holds
     if lang == "en":  # each term glossed at its first use, as the command says it
         short.lines = glossed_lines(chart.session, short.lines)
+    short.lines = [_FLAG.sub(lambda m: _named_field(m.group(1), lang, m.group(0)), line) for line in short.lines]
     full = chart.session.why_not(chart, question, value)
     a = APP_WORDS[lang]
     lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)

@@ -105,3 +105,12 @@ def test_a_why_not_says_the_failed_condition_as_a_negation_and_a_definition_as_o
     assert "On this chart it fails: it is not so that 丑 is 魁 (戌) or 罡 (辰)." in en
     three = run(capsys, "why-not", "keti", "三光", *CHART)
     assert "三光之定義：用神、日干、日支皆旺相，用神乘吉將" in three.replace("\n", "")
+
+
+def test_the_apps_why_not_names_the_form_field_for_a_missing_input():
+    from liuren_logic import Session
+    from liuren_logic.explain.app import refutation
+
+    chart = Session().cast("辛巳", "寅", "午")  # no month: 三光 needs one
+    assert refutation(chart, "keti", "三光", "zh")["lines"][-1] == "此盤未給月份：需 〔月建〕 或 〔時刻〕。"
+    assert refutation(chart, "keti", "三光", "en")["lines"][-1] == "This chart lacks the month: needs “month” or “moment”."
