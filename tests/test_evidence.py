@@ -57,7 +57,9 @@ def test_the_cases_table_and_its_html_on_the_command_line(capsys, tmp_path):
     # 21: the readings share the initial and part on the middle: the step shown is 中傳、末傳
     assert "      四鏈：中傳、末傳：初傳申刑亥，亥為中傳" in out and "四鏈：初傳：" not in out
     assert "  37 戊辰 戌將辰時  書 巳亥巳  不用 亥巳亥  大全 巳亥巳✓" in out
-    assert "<h2>shehai_biyong</h2>" in page.read_text("utf-8")
+    html = page.read_text("utf-8")
+    assert "<h2>比用格：可決之案</h2>" in html and "shehai_biyong" not in html
+    assert "<td>諸案從孟仲季徑取：103案合書，計深淺101案，多2案；決之者第67、73案。</td>" in html
     two = tmp_path / "two.html"  # with --vs the page says which of the two each case follows
     assert main(["audit", "--vs", "shehai=shortcut", "--cases", "tests/data/cases/zhinan_cases.json",
                  "--html", str(two)]) == 0

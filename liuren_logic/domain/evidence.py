@@ -122,13 +122,14 @@ TOPICS_TEXT = {
     "zh": {"head": "{cases}案；每一題目，各讀法所得三傳與書相合之案數（本派讀法居前）", "none": "（無案可決）",
            "follows": "諸案從{best}：{n}案合書，{other}{m}案，多{more}案；決之者第{cases}案。",
            "even": "{readings}各合{n}案，案不能決。", "case_sep": "、", "and": "、",
-           "deciding": "{name}：可決之案", "book": "書", "colon": "："},
+           "deciding": "{name}：可決之案", "book": "書", "colon": "：", "case": "案",
+           "headers": ("題目", "各讀法合書之案數", "結論")},
     "en": {"head": "{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)",
            "follows": "The cases follow {best}: {n} agree with the book, {m} with {other}, {more} more; "
                       "cases {cases} decide it.",
            "even": "{readings} agree with {n} cases each: the cases do not decide.", "case_sep": ", ", "and": " and ",
            "none": "(no case decides)", "deciding": "{name}: the cases that decide", "book": "book",
-           "colon": ": "},
+           "colon": ": ", "case": "case", "headers": ("topic", "cases each reading gives", "conclusion")},
 }
 
 
@@ -181,26 +182,33 @@ def conclusion(verdict: TopicVerdict, lang: str = "zh") -> str:
 
 
 def topics_html(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
-    """``audit --cases … --html``: the same report as one self-contained page."""
+    """``audit --cases … --html``: the same report as one self-contained page, in ``lang``: topics and
+    readings by name (ids under ``--ids``), each topic's conclusion under its cases."""
     from ..explain.audit_page import CSS
     from ..explain.page import esc
 
-    rows = "".join(f"<tr><td>{esc(v.topic)}</td><td>{esc(names()[v.topic][lang])}</td><td>"
-                   + esc("  ".join(f"{r} {n}" for r, n in v.agree.items())) + "</td></tr>" for v in verdicts)
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cases by topic</title><style>{CSS}</style>"
-             f"</head><body><h1>{cases} cases, by disputed topic</h1>"
-             f"<table><tr><th>topic</th><th>name</th><th>cases each reading gives</th></tr>{rows}</table>"]
+    t = TOPICS_TEXT[lang]
+    rows = "".join(f"<tr><td>{esc(_topic(v.topic, lang))}</td><td>"
+                   + esc("  ".join(f"{_reading(v.topic, r, lang)} {n}" for r, n in v.agree.items()))
+                   + f"</td><td>{esc(conclusion(v, lang))}</td></tr>" for v in verdicts)
+    parts = [f"<!DOCTYPE html><html lang=\"{'zh-Hant' if lang == 'zh' else 'en'}\"><head><meta charset=\"utf-8\">"
+             f"<title>{esc(t['head'].format(cases=cases))}</title><style>{CSS}</style></head><body>"
+             f"<h1>{esc(t['head'].format(cases=cases))}</h1>"
+             f"<table><tr>{''.join(f'<th>{esc(h)}</th>' for h in t['headers'])}</tr>{rows}</table>"]
     for v in (v for v in verdicts if v.deciding):
         readings_here = list(v.agree)
-        head = "".join(f"<th>{esc(r)}</th>" for r in readings_here)
+        head = "".join(f"<th>{esc(_reading(v.topic, r, lang))}</th>" for r in readings_here)
         body = ""
         for d in v.deciding:
             steps = d.steps(lang)
             body += (f"<tr><td>{esc(d.label)}</td><td>{esc(d.book)}</td>"
                      + "".join(f"<td>{esc(d.answers[r])}{' ✓' if d.answers[r] == d.book else ''}"
-                               + "".join(f"<br><small>{esc(title)}: {esc(text)}</small>" for title, text in steps.get(r, ()))
+                               + "".join(f"<br><small>{esc(title)}{t['colon']}{esc(text)}</small>"
+                                         for title, text in steps.get(r, ()))
                                + "</td>" for r in readings_here) + "</tr>")
-        parts.append(f"<h2>{esc(v.topic)}</h2><table><tr><th>case</th><th>book</th>{head}</tr>{body}</table>")
+        parts.append(f"<h2>{esc(t['deciding'].format(name=_topic(v.topic, lang)))}</h2><table><tr>"
+                     f"<th>{esc(t['case'])}</th><th>{esc(t['book'])}</th>{head}</tr>{body}</table>"
+                     f"<p>{esc(conclusion(v, lang))}</p>")
     return "".join(parts) + "</body></html>"
 
 
