@@ -19,6 +19,10 @@ comparison) is red and dashed.
 >>> import networkx as nx
 >>> g = nx.DiGraph(root="x:1"); g.add_node("x:1", kind="fact", text='p("a")', zh="甲", where="f.dl:1")
 >>> print(to_dot(g).splitlines()[-2])
+  n0 [label="甲", tooltip="甲", shape="box", style="filled", fillcolor="#eeeeee", color="#777777"];
+>>> from liuren_logic.datalog.labels import showing_ids
+>>> with showing_ids():  # a developer's view: the atom and its KB file
+...     print(to_dot(g).splitlines()[-2])
   n0 [label="甲\\nf.dl:1", tooltip="p(\\"a\\")  [f.dl:1]", shape="box", style="filled", fillcolor="#eeeeee", color="#777777"];
 """
 from __future__ import annotations
@@ -31,8 +35,9 @@ from typing import Optional
 
 import networkx as nx
 
-from liuren_logic.domain.errors import LiurenError
+from liuren_logic.datalog.labels import ids_shown
 from liuren_logic.domain.books import cite
+from liuren_logic.domain.errors import LiurenError
 
 from .text_width import columns
 from .view import ordered_children
@@ -96,8 +101,9 @@ def node_lines(attrs: dict, lang: str = "zh") -> list[str]:
     kind = attrs.get("kind", "atom")
     label = attrs.get(lang) or ""
     mark = MARKS.get(kind, "")
+    ids = ids_shown()
     if kind in ("rule", "fail"):
-        lines = [mark + attrs.get("rule", "")] + wrap(label)
+        lines = [mark + attrs.get("rule", "")] + wrap(label) if ids or not label else wrap(mark + label)
         if attrs.get("source"):
             lines += wrap(f"«{cite(attrs['source'], lang)}»")
         return lines
@@ -106,13 +112,20 @@ def node_lines(attrs: dict, lang: str = "zh") -> list[str]:
     if kind == "aggregate":
         return [f"Σ {attrs.get('func', '')} = {attrs.get('value', '')}"]
     lines = wrap(mark + (label or attrs.get("text", "")))
-    if kind == "fact" and attrs.get("where"):
+    if kind == "fact" and ids and attrs.get("where"):
         lines.append(str(attrs["where"]))
-    elif label and attrs.get("pred"):
+    elif ids and label and attrs.get("pred"):
         lines.append(attrs["pred"])
     if attrs.get("reason"):
         lines += wrap(attrs["reason"])
     return lines
+
+
+def tooltip(attrs: dict, lang: str) -> str:
+    """What hovering a node shows: its label; the atom or rule step and its KB file under ``--ids``."""
+    if not ids_shown():
+        return attrs.get(lang) or attrs.get("text", "")
+    return attrs.get("text", "") + (f"  [{attrs['where']}]" if attrs.get("where") else "")
 
 
 def node_style(attrs: dict, styles: Optional[dict] = None) -> dict:
@@ -178,8 +191,7 @@ def to_dot(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = No
     for node, nid in ids.items():
         attrs = graph.nodes[node]
         label = "\n".join(node_lines(attrs, lang))
-        tip = attrs.get("text", "") + (f"  [{attrs['where']}]" if attrs.get("where") else "")
-        lines.append(f"  {nid} [{_attrs({'label': label, 'tooltip': tip, **node_style(attrs, node_styles)})}];")
+        lines.append(f"  {nid} [{_attrs({'label': label, 'tooltip': tooltip(attrs, lang), **node_style(attrs, node_styles)})}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

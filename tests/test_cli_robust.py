@@ -130,7 +130,7 @@ def test_output_replaces_the_file_whole_or_not_at_all(capsys, tmp_path, monkeypa
     target.write_text("the old answer\n", "utf-8")
     os.chmod(target, 0o640)
     code, _, _ = run(capsys, "why", "initial", *CHART, "-o", target)
-    assert code == 0 and "zeike" in target.read_text("utf-8") and (target.stat().st_mode & 0o777) == 0o640
+    assert code == 0 and "⇐ 取賊剋，" in target.read_text("utf-8") and (target.stat().st_mode & 0o777) == 0o640
     target.write_text("the old answer\n", "utf-8")
 
     def full_disk(*_):
@@ -158,7 +158,7 @@ def test_an_incomplete_school_takes_the_defaults_and_says_so(capsys, tmp_path):
     partial.write_text('name = "partial"\n[readings]\npunishment = "common"\n', "utf-8")
     for engine in ("materialise", "pydatalog"):
         code, out, err = run(capsys, "cast", *CHART, "--school", partial, "--engine", engine)
-        assert code == 0 and out == expected.replace("門派: default", "門派: partial") and "None" not in out
+        assert code == 0 and out == expected.replace("門派：通行", "門派：partial") and "None" not in out
         assert err.startswith("liuren: note: school partial leaves these to the default school: include=core,")
         assert "noble=jia_niu" in err and "punishment" not in err and len(err.splitlines()) == 1
 
@@ -488,7 +488,7 @@ def test_the_named_school_stays_a_school_after_an_output_was_refused(capsys):
 
     run(capsys, "why", "initial", *CHART, "-o", kb_root() / "schools" / "default.toml")
     code, out, _ = run(capsys, "cast", *CHART)
-    assert code == 0 and "門派: default" in out
+    assert code == 0 and "門派：通行" in out
 
 
 @pytest.mark.parametrize("kind", ["read-only", "FIFO", "device", "directory"])

@@ -277,8 +277,11 @@ def test_the_command_line_says_which_rule_won_and_what_it_defeated(capsys, tmp_p
 
     path = tmp_path / "weigh.dl"
     path.write_text(WEIGH, encoding="utf-8")
-    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path), "--lang", "en"]
-    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
+    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path), "--lang", "en", "--ids"]
+    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart[:-1]]) == 0  # a reader's view: the rules' labels
+    out = capsys.readouterr().out
+    assert "⇐ a nourished day stem is good (prevails)  «demo: ji»" in out and "demo.ji" not in out
+    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0  # --ids: which rule, by its id
     out = capsys.readouterr().out
     assert "demo.ji·wins: a nourished day stem is good (prevails)" in out
     assert "demo.ji>demo.xiong: nourishment outweighs the void  «demo: prefer»" in out

@@ -19,7 +19,8 @@ from ..datalog import cache
 from ..datalog import syntax as S
 from ..datalog.digraph import descendants
 from .errors import InputError
-from .school import CALENDAR_READINGS, kb_root, parsed, reading_file
+from ..datalog.labels import with_id
+from .school import CALENDAR_READINGS, kb_root, names, parsed, reading_file
 
 if TYPE_CHECKING:
     from .chart import Chart
@@ -47,12 +48,6 @@ class Dispute:
         return asdict(self)
 
 
-@lru_cache(maxsize=1)
-def names() -> dict:
-    """kb/variants/names.json: each topic's and reading's zh and en names."""
-    return json.loads((kb_root() / "variants" / "names.json").read_text("utf-8"))["topics"]
-
-
 def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False) -> str:
     """``伏吟末傳（取沖）`` (zh) or ``伏吟's final (the clash)`` (en), ``bare``: the reading's own name
     only (``取沖``, where the topic goes without saying); the ids where a name is missing."""
@@ -61,6 +56,34 @@ def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False)
     if bare:
         return shown
     return f"{entry.get(lang, topic)}（{shown}）" if lang == "zh" else f"{entry.get(lang, topic)} ({shown})"
+
+
+def topic_name(topic: str, lang: str = "zh") -> str:
+    """A disputed topic by its name (``三刑``), or its id where it has none."""
+    return names().get(topic, {}).get(lang, topic)
+
+
+def school_name(school, lang: str = "zh", brief: bool = False) -> str:
+    """A school (a School, or a session's name such as ``default+punishment=seed000``) as readers know
+    it: its name in the language (its id where it has none), and each reading it takes in place of
+    its own by that reading's name (``with_readings`` writes them into the id as ``+topic=reading``);
+    ``brief``: by its short name (``zh_short`` in its file: a board's header, a column); the id beside
+    it under ``--ids``."""
+    from .school import read_school
+
+    name = school if isinstance(school, str) else school.name
+    base, *swapped = name.split("+")
+    if isinstance(school, str):
+        try:
+            labels = read_school(base).labels
+        except InputError:  # a school of the user's not at hand: its id
+            labels = {}
+    else:
+        labels = school.labels
+    readings = [reading_name(*part.split("=", 1), lang) for part in swapped if "=" in part]
+    said = labels.get(f"{lang}_short", labels.get(lang, base)) if brief else labels.get(lang, base)
+    shown = ("、" if lang == "zh" else ", ").join([said, *readings])
+    return with_id(shown, name, " ")
 
 
 def conclusions(chart: "Chart") -> dict[str, object]:

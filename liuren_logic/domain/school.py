@@ -19,6 +19,7 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -126,7 +127,7 @@ def read_school(name_or_path: str) -> School:
     if not isinstance(include, list) or not all(isinstance(v, str) for v in include):
         raise InputError(f"{path}: include must be a list of KB folder names")
     school = School(str(data.get("name", path.stem)), tuple(include), dict(readings),
-                    {k: str(data[k]) for k in ("zh", "en") if k in data})
+                    {k: str(data[k]) for k in ("zh", "en", "zh_short", "en_short") if k in data})
     default = kb_root() / "schools" / f"{DEFAULT}.toml"
     return school if os.path.samefile(path, default) else school.completed(read_school(str(default)))
 
@@ -153,14 +154,26 @@ def _parse_toml(path: Path, data: bytes) -> dict:
         raise InputError(f"{path}: not a valid school file: {error}") from None
 
 
+@lru_cache(maxsize=1)
+def names() -> dict:
+    """kb/variants/names.json: each topic's and reading's zh and en names."""
+    return json.loads((kb_root() / "variants" / "names.json").read_text("utf-8"))["topics"]
+
+
 def parse_readings(text: str) -> dict[str, str]:
-    """``'punishment=seed000,shehai=shortcut'`` → a dict; an error names a malformed part."""
+    """``'punishment=seed000,shehai=shortcut'`` → a dict, topics and readings given by id or by the
+    names they are shown by (``三刑=四鏈``, simplified too); an error names a malformed part."""
+    from ..datalog.script import traditional
+
     readings = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         topic, sep, reading = part.partition("=")
         if not sep or not topic or not reading:
             raise InputError(f"cannot read {part!r}: expected topic=reading, e.g. punishment=seed000")
-        readings[topic.strip()] = reading.strip()
+        topic, reading = topic.strip(), reading.strip()
+        topic = next((t for t, e in names().items() if traditional(topic) in (e["zh"], e["en"])), topic)
+        said = names().get(topic, {}).get("readings", {})
+        readings[topic] = next((r for r, e in said.items() if traditional(reading) in (e["zh"], e["en"])), reading)
     return readings
 
 

@@ -338,6 +338,13 @@ class Session:
             return question, (chart.id, value, *[None] * (decl.arity - 2))
         raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
 
+    def question(self, asked: str) -> str:
+        """The question a reader's word names: its id by its KB name (``初傳`` → ``initial``,
+        ``question_name``), simplified characters read as traditional (``断`` → ``斷``); else as asked."""
+        word = traditional(asked)
+        rows = self.base.query("question_name", [word, None]) if "question_name" in self.program.preds else []
+        return str(rows[0][1]) if rows else word if word in JUDGEMENT else asked
+
     def verdicts(self) -> list[str]:
         """Every verdict a rule of the KB can reach (the constant of a ``verdict`` rule's head)."""
         heads = (r.head for r in self.program.rules if r.head.pred == "verdict")

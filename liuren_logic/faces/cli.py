@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from ..datalog import collector
 from ..domain.errors import SHOWN, InputError, KBError, LiurenError, Notice, shown
+from ..datalog.labels import showing_ids
 from ..datalog.script import simplified
 
 if TYPE_CHECKING:
@@ -94,6 +95,8 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     parser.add_argument("--simplified", action="store_true", help="print simplified characters")
+    parser.add_argument("--ids", action="store_true", help="for developers: show rule ids, relation names, "
+                        "reading ids and KB files beside the names")
 
 
 FORMATS = ("text", "json", "graphml", "dot", "svg", "png")
@@ -153,6 +156,7 @@ def _page_options(page: argparse.ArgumentParser) -> None:
     _school_options(page)
     page.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     page.add_argument("--simplified", action="store_true", help="simplified characters")
+    page.add_argument("--ids", action="store_true", help="for developers: show internal ids beside the names")
     page.add_argument("--output", "-o", type=_file_name, help="the HTML file to write (default: standard output)")
 
 
@@ -367,7 +371,16 @@ def place_notices(session, args) -> list[Notice]:
 
 
 def _emit(text: str, args) -> None:
+    """Text on standard output, wrapped to the terminal's width (simplified when asked)."""
+    text = _fit(text)
     _to_stdout([printable(simplified(text) if getattr(args, "simplified", False) else text), "\n"])
+
+
+def _fit(text: str) -> str:
+    """Text for standard output: each line wrapped to the terminal's width (COLUMNS; 100 when piped)."""
+    from ..explain.text_width import terminal_width, wrap
+
+    return wrap(text, terminal_width())
 
 
 class _StdoutError(OSError):
@@ -417,6 +430,7 @@ def cmd_why(args, negative: bool = False) -> int:
     from ..domain.session import JUDGEMENT
 
     session = _session(args)
+    args.question = session.question(args.question)  # 初傳, 断: the question by its name
     chart = _chart(session, args, required="(" not in args.question, whole=False)  # a derivation reads what it rests on
     fmt = args.format or ("json" if args.json else "text")
     if chart is not None and args.question in JUDGEMENT:  # the 斷's questions checked in the user's words
@@ -426,7 +440,7 @@ def cmd_why(args, negative: bool = False) -> int:
         if said is not None and fmt != "text":
             raise InputError(said[0] + " " + said[-1])
         if said is not None:
-            _write("\n".join(said), args, [session])
+            _write(_fit("\n".join(said)) if args.output is None else "\n".join(said), args, [session])
             return 0
     graph_type = Digraph if fmt == "text" else None  # a tree printed needs no networkx (its import costs 0.2 s)
     if negative:
@@ -467,9 +481,10 @@ def cmd_why(args, negative: bool = False) -> int:
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += ("\n\n" + render(short.derivation(Digraph), args.lang, args.depth)
                      + "\n\n" + render(graph, args.lang, args.depth))
-        _write(text, args, [session])
+        _write(_fit(text) if args.output is None else text, args, [session])
     elif fmt == "text":
-        _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
+        text = render(graph, args.lang, args.depth, full=args.full)
+        _write(_fit(text) if args.output is None else text, args, [session])
     else:
         _write(_picture(short.picture() if short is not None and not args.full else graph, fmt, args), args, [session])
     return 0
@@ -949,21 +964,8 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
         given = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(given[0] if given and given[0] in COMMANDS else None).parse_args(given)
         args.freeze = freeze
-        if args.command == "cast":
-            return cmd_cast(args)
-        if args.command in ("why", "why-not"):
-            return cmd_why(args, negative=args.command == "why-not")
-        if args.command == "table":
-            return cmd_table(args)
-        if args.command == "teach":
-            return cmd_teach(args)
-        if args.command == "page":
-            return cmd_page(args)
-        if args.command == "audit":
-            return cmd_audit(args)
-        if args.command == "serve":
-            return cmd_serve(args)
-        return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
+        with showing_ids(getattr(args, "ids", False)):
+            return _dispatch(args)
     except KBError as error:
         _say(str(error))
         return 2
@@ -976,6 +978,25 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
         _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
+
+
+def _dispatch(args) -> int:
+    """Run the parsed command."""
+    if args.command == "cast":
+        return cmd_cast(args)
+    if args.command in ("why", "why-not"):
+        return cmd_why(args, negative=args.command == "why-not")
+    if args.command == "table":
+        return cmd_table(args)
+    if args.command == "teach":
+        return cmd_teach(args)
+    if args.command == "page":
+        return cmd_page(args)
+    if args.command == "audit":
+        return cmd_audit(args)
+    if args.command == "serve":
+        return cmd_serve(args)
+    return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
 
 
 if __name__ == "__main__":

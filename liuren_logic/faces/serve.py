@@ -52,6 +52,7 @@ from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from ..datalog import collector
+from ..datalog.labels import showing_ids
 from ..domain.errors import InputError, LiurenError
 from ..domain.school import CALENDAR_READINGS, kb_root, parse_readings, read_school
 from ..domain.turns import Busy, Late, Turns, in_time
@@ -63,7 +64,7 @@ DEADLINE = 10.0  # seconds from a request's arrival to its answer
 MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
 MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
+NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output", "ids"}
 # What the page is told when no answer comes, in its language.
 REFUSALS = {"zh": {"page": "無此頁{path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
                    "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}",
@@ -201,8 +202,11 @@ class App:
         self.sessions = Sessions(school)
 
     def answer(self, route: str, fields: dict) -> dict:
-        """The route's answer; the memory it adds is charged to the sessions it used."""
-        return self.sessions.measured(lambda: getattr(self, route)(fields))
+        """The route's answer (internal ids beside the names when the page's toggle asks, ``ids=1``);
+        the memory it adds is charged to the sessions it used."""
+        with showing_ids(fields.get("ids") == "1"):
+            answer = self.sessions.measured(lambda: getattr(self, route)(fields))
+        return _simplified(answer) if fields.get("simplified") == "1" else answer
 
     def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
         """The chart the fields name; what the command line would say of the input goes to ``notices``
@@ -297,6 +301,20 @@ def chart_options(fields: dict) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+def _simplified(answer, key: str = ""):
+    """An answer for the page in simplified characters (简体): its text, never the choices the
+    trainer's buttons send back."""
+    from ..datalog.script import simplified
+
+    if isinstance(answer, str):
+        return simplified(answer)
+    if isinstance(answer, dict):
+        return {k: v if k == "choices" else _simplified(v, k) for k, v in answer.items()}
+    if isinstance(answer, list):
+        return [_simplified(v, key) for v in answer]
+    return answer
+
+
 def _lang(fields: dict) -> str:
     lang = fields.get("lang", "zh")
     if lang not in ("zh", "en"):
@@ -356,7 +374,8 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             if url.path in ("/", "/index.html"):
                 from ..explain.app import app_page
 
-                return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
+                simple = lang == "zh" and bool(re.search(r"(?:^|&)simplified=1(?:&|$)", url.query))
+                return self._send(HTTPStatus.OK, app_page(lang, simple).encode("utf-8"), "text/html; charset=utf-8")
             route, said = App.ROUTES.get(url.path), REFUSALS[lang]
             if route is None:
                 return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path, lang))})
