@@ -103,9 +103,16 @@ def _picture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="text (a tree, the default), json (node-link data), graphml, dot, svg or png")
     parser.add_argument("--output", "-o", type=_file_name, help="write to this file instead of standard output")
+    _force_option(parser)
     parser.add_argument("--full", action="store_true",
                         help="every step the engine took (default: labelled rule steps and what they rest on; "
                              "json and graphml are always complete)")
+
+
+def _force_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="write the file even where Python is installed, over an executable, or over a file "
+                             "holding another kind of content")
 
 
 def _cast_options(cast: argparse.ArgumentParser) -> None:
@@ -154,6 +161,7 @@ def _page_options(page: argparse.ArgumentParser) -> None:
     page.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     page.add_argument("--simplified", action="store_true", help="simplified characters")
     page.add_argument("--output", "-o", type=_file_name, help="the HTML file to write (default: standard output)")
+    _force_option(page)
 
 
 def _table_options(table: argparse.ArgumentParser) -> None:
@@ -180,6 +188,7 @@ def _audit_options(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("--cases", type=_file_name, help="a JSON file of worked cases: which reading each follows")
     audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
     audit.add_argument("--html", type=_file_name, help="also write a self-contained HTML report to this file")
+    _force_option(audit)
     audit.add_argument("--only", help="only these conclusions, e.g. 三傳 or 三傳,method "
                                       "(of 三傳 method names generals spirits patterns)")
     _output_options(audit)
@@ -282,7 +291,15 @@ def _check_targets(args, session) -> None:
     for what in ("--output", "--html"):
         target = getattr(args, what[2:], None)
         if target is not None:
-            check_target(target, _files_read(args, [session]), what)
+            check_target(target, _files_read(args, [session]), what, _output_kind(args, what),
+                         getattr(args, "force", False))
+
+
+def _output_kind(args, what: str = "--output") -> str:
+    """What the command writes to ``what``: html (a page, an audit's report), else the format asked."""
+    if what == "--html" or args.command == "page":
+        return "html"
+    return getattr(args, "format", None) or ("json" if getattr(args, "json", False) else "text")
 
 
 def _chart(session, args, required: bool = True, whole: bool = True, notices: Optional[list] = None):
@@ -502,7 +519,8 @@ def _write(data: "str | bytes | Iterable[str]", args, sessions=(), what: str = "
         from .userfiles import write_replacing
 
         pieces = data if isinstance(data, bytes) else (piece.encode("utf-8", "surrogateescape") for piece in data)
-        write_replacing(output, pieces, _files_read(args, sessions), what)
+        write_replacing(output, pieces, _files_read(args, sessions), what, _output_kind(args, what),
+                        getattr(args, "force", False))
     else:
         _to_stdout(data)
 

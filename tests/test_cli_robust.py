@@ -533,3 +533,72 @@ def test_a_dollar_in_a_label_is_drawn_as_text(monkeypatch):
     graph.add_node("b", kind="fact", text="q(x)", en="q $x$", zh="q $x$", where="f.dl:1")
     graph.add_edge("a", "b")
     assert b"costs $\\frac{a}$ each" in picture.render(graph, "svg", "en", engine="matplotlib")
+
+
+@pytest.fixture
+def fake_prefix(tmp_path, monkeypatch):
+    """An interpreter prefix in a temporary folder (a venv's bin/liuren, pyvenv.cfg and a package's
+    module), so that a refusal that fails costs nothing that is really installed."""
+    prefix = tmp_path / "venv"
+    for name, text in (("bin/liuren", "#!/usr/bin/python3\nimport sys\n"), ("pyvenv.cfg", "home = /usr/bin\n"),
+                       ("lib/site-packages/lark/__init__.py", "__version__ = '1'\n")):
+        (prefix / name).parent.mkdir(parents=True, exist_ok=True)
+        (prefix / name).write_text(text, "utf-8")
+    monkeypatch.setattr(sys, "prefix", str(prefix))
+    return prefix
+
+
+@pytest.mark.parametrize("name", ["bin/liuren", "pyvenv.cfg", "lib/site-packages/lark/__init__.py", "bin/new.svg"])
+@pytest.mark.parametrize("argv", [["why", "initial", *CHART, "--format", "svg", "-o"], ["page", *CHART, "-o"]],
+                         ids=["why", "page"])
+def test_no_installed_file_is_an_output(capsys, fake_prefix, argv, name):
+    target = fake_prefix / name
+    before = target.read_bytes() if target.exists() else None
+    code, _, err = run(capsys, *argv, target)
+    assert one_line(code, err) and "is inside" in err and "where Python and its packages are installed" in err
+    assert "(or --force)" in err
+    assert (target.read_bytes() if target.exists() else None) == before
+
+
+def test_site_packages_is_refused_through_a_link(capsys, tmp_path):
+    import networkx
+
+    link = tmp_path / "here"
+    link.symlink_to(Path(networkx.__file__).parent)
+    target = link / "liuren-probe.svg"
+    try:
+        code, _, err = run(capsys, "why", "initial", *CHART, "--format", "svg", "-o", target)
+        assert one_line(code, err) and "where Python and its packages are installed" in err
+    finally:
+        leaked = target.exists()
+        target.unlink(missing_ok=True)
+        assert not leaked, "a file was written into site-packages"
+
+
+@pytest.mark.parametrize("held, argv, words", [
+    (b"\x7fELF\x02\x01\x01", ["why", "initial", *CHART, "--format", "png", "-o"], "is an executable"),
+    (b'{"mine": 1}\n', ["page", *CHART, "-o"], "holds JSON, not an HTML page"),
+    (b"<?xml version='1.0'?>\n<svg xmlns='http://www.w3.org/2000/svg'/>", ["why", "initial", *CHART, "-o"],
+     "holds an SVG picture, not text"),
+    (b"\x89PNG\r\n\x1a\n....", ["why", "initial", *CHART, "--format", "svg", "-o"], "holds a PNG picture, not an SVG"),
+    (b"#!/bin/sh\necho hi\n", ["audit", "--vs", "default", "--times", "day", "--html"], "holds a program, not an HTML"),
+])
+def test_an_existing_file_of_another_kind_is_refused_unless_forced(capsys, tmp_path, held, argv, words):
+    target = tmp_path / "mine"
+    target.write_bytes(held)
+    if held.startswith(b"\x7fELF"):
+        os.chmod(target, 0o755)
+    code, _, err = run(capsys, *argv, target)
+    assert one_line(code, err) and words in err and target.read_bytes() == held
+    if "audit" not in argv:  # forced, it is written (the audit's own run is left to the audit's tests)
+        code, _, err = run(capsys, *argv, target, "--force")
+        assert code == 0 and target.read_bytes() != held, err
+
+
+def test_an_output_of_its_own_kind_or_an_empty_file_is_replaced(capsys, tmp_path):
+    page, empty = tmp_path / "chart.html", tmp_path / "empty.svg"
+    empty.write_bytes(b"")
+    assert run(capsys, "page", *CHART, "-o", page)[0] == 0
+    assert run(capsys, "page", *CHART, "--lang", "en", "-o", page)[0] == 0 and 'lang="en"' in page.read_text("utf-8")
+    assert run(capsys, "why", "initial", *CHART, "--format", "dot", "-o", empty)[0] == 0
+    assert run(capsys, "why", "initial", *CHART, "--format", "dot", "-o", empty)[0] == 0
