@@ -13,7 +13,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 import networkx as nx
 
-from .picture import FONT_FAMILY, edge_style, layered_layout, node_lines, node_style
+from .picture import FONT_FAMILY, drawable, edge_style, layered_layout, node_lines, node_style, node_tip
 
 SCALE = 80  # SVG units (px) per inch of the layout
 FONT_SIZE = 11  # px; a CJK character is one em wide, two layout columns (LAYOUT["char"] × 2 × SCALE)
@@ -31,11 +31,10 @@ def _node(attrs: dict, lines: list[str], centre: tuple[float, float], size: tupl
     shape = style.get("shape", "box")
     radius = h / 2 if shape == "ellipse" else 8 if "rounded" in style.get("style", "") or shape == "hexagon" else 0
     paint = f'fill="{style.get("fillcolor", "white")}" stroke="{style.get("color", "black")}"{_dash(style)}'
-    tip = attrs.get("text", "") + (f"  [{attrs['where']}]" if attrs.get("where") else "")
     first = y - (len(lines) - 1) * LINE / 2
     spans = "".join(f'<tspan x="{x:.1f}" y="{first + i * LINE:.1f}">{escape(line)}</tspan>'
                     for i, line in enumerate(lines))
-    return (f"<g><title>{escape(tip)}</title>"
+    return (f"<g><title>{escape(node_tip(attrs))}</title>"
             f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{radius:.1f}" {paint}/>'
             f'<text fill="{style.get("fontcolor", "black")}" text-anchor="middle" dominant-baseline="central">'
             f"{spans}</text></g>")
@@ -72,7 +71,7 @@ def draw_svg(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = 
         edges.append(_edge(start, end, edge_style(graph.edges[a, b], edge_styles, graph.nodes[a])))
     nodes = [_node(graph.nodes[n], texts[n], centre[n], box[n], node_styles) for n in sorted(graph, key=centre.get)]
     w, h = width * SCALE, height * SCALE
-    question = escape(str(graph.graph.get("question", "")))
+    question = escape(drawable(str(graph.graph.get("question", ""))))
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}px" height="{h:.0f}px" '
             f'viewBox="0 0 {w:.1f} {h:.1f}" font-family={quoteattr(FONT_FAMILY)} font-size="{FONT_SIZE}">\n'

@@ -16,15 +16,17 @@ from .disputes import names, reading_name, session_under
 from .errors import InputError
 from .inputs import parse_symbol
 from .jsondata import document
-from .school import CALENDAR_READINGS, kb_root
+from .school import CALENDAR_READINGS, MOMENT_READINGS, kb_root
 
 
 def readings(session) -> list[tuple[str, str]]:
-    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic."""
+    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic
+    (but those only a moment decides: the cases are cast from pillars)."""
     school = session.kb.school
     found = []
     for topic in sorted(t for t in school.readings if t not in CALENDAR_READINGS):
-        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl") if p.stem != school.readings[topic])
+        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl")
+                        if p.stem != school.readings[topic] and (topic, p.stem) not in MOMENT_READINGS)
         found += [(topic, school.readings[topic])] + [(topic, r) for r in others]
     return found
 
@@ -83,9 +85,11 @@ class TopicVerdict:
 
 
 def _case_input(session, number: int, case) -> tuple[str, object]:
+    book = case.get("sanchuan") if isinstance(case, dict) else None
     if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("day", "yuejiang", "hour")) \
-            or not isinstance(case.get("sanchuan"), (str, list)):
-        raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan")
+            or not (isinstance(book, str) or isinstance(book, list) and all(isinstance(b, str) for b in book)):
+        raise InputError(f"case {number}: expected an object with day, yuejiang, hour (text) and sanchuan "
+                         "(text, or a list of text)")
     label = f"{case.get('seq', number)} {case['day']} {case['yuejiang']}將{case['hour']}時"
     try:
         return label, session.chart_input(case["day"], case["yuejiang"], case["hour"])

@@ -33,7 +33,6 @@ is read, it says both.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import math
@@ -47,11 +46,11 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from . import collector
+from .chart_request import ChartRequest, cast
 from .errors import InputError, LiurenError
 from .school import CALENDAR_READINGS, kb_root, parse_readings, read_school
 from .turns import Busy, Late, Turns, in_time
@@ -63,7 +62,6 @@ DEADLINE = 10.0  # seconds from a request's arrival to its answer
 MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
 MAX_CONNECTIONS = 64  # connections served at once
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
 # What the page is told when no answer comes, in its language.
 REFUSALS = {"zh": {"page": "無此頁{path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
                    "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}",
@@ -205,14 +203,13 @@ class App:
         return self.sessions.measured(lambda: getattr(self, route)(fields))
 
     def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
-        """The chart the fields name; what the command line would say of the input goes to ``notices``
-        (the board shows them), never to the server's standard error."""
-        from .cli import _chart as cast_from_options
-
+        """The chart the fields name (:class:`.chart_request.ChartRequest`: read as values, never as
+        options); what the command line would say of the input goes to ``notices`` (the board shows
+        them), never to the server's standard error."""
         if readings is None:
             readings = self.sessions.readings(fields.get("reading", ""))
-        return cast_from_options(self.sessions.get(readings), chart_options(fields),
-                                 notices=[] if notices is None else notices)
+        return cast(self.sessions.get(readings), ChartRequest.from_fields(fields),
+                    notice=(notices if notices is not None else []).append)
 
     def readings_info(self, fields: dict) -> dict:
         from .disputes import names
@@ -276,25 +273,6 @@ class App:
         in_time()
         after = self._chart(fields, other)
         return comparison(before, after, _question(fields, "initial"), _lang(fields))
-
-
-def chart_options(fields: dict) -> argparse.Namespace:
-    """The query's chart fields read by the ``cast`` command's own options (``day`` is
-    ``--day``, ``night=1`` is ``--night``), so the app takes what the command line takes.
-    Options that name files, or choose the school, engine or output, are not taken."""
-    from .cli import build_parser, subcommand
-
-    parser = build_parser()
-    argv = ["cast"]
-    for action in subcommand(parser, "cast")._actions:
-        name = action.dest
-        if not action.option_strings or name in NOT_FROM_THE_WEB or action.type is Path or fields.get(name) in (None, ""):
-            continue
-        if action.nargs == 0:  # a flag
-            argv += [action.option_strings[0]] if fields[name] in ("1", "true", "on") else []
-        else:
-            argv += [action.option_strings[0], fields[name]]
-    return parser.parse_args(argv)
 
 
 def _lang(fields: dict) -> str:

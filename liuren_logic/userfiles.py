@@ -28,7 +28,7 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     except OSError as error:
         raise InputError(f"{what}: cannot read {path}: {error.strerror}") from None
     try:
-        kind = _kind(os.fstat(fd).st_mode)
+        kind = kind_of(os.fstat(fd).st_mode)
         if kind != "a regular file":
             raise InputError(f"{what}: {path} is not a regular file but {kind}")
         with os.fdopen(fd, "rb", closefd=False) as handle:
@@ -42,7 +42,7 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     return data
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
     """What a file's mode says it is, in words."""
     for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
                        (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
@@ -87,7 +87,7 @@ def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output"
     if _standard_stream(info):
         raise InputError(f"{what}: {path} is one of this command's standard streams; leave out {what} to print")
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{what}: {path} is {_kind(info.st_mode)}, not a regular file; give a file to write")
+        raise InputError(f"{what}: {path} is {kind_of(info.st_mode)}, not a regular file; give a file to write")
     if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
         raise InputError(f"{what}: {path} is read-only; make it writable or give another file")
     if not force and stat.S_IMODE(info.st_mode) & 0o111:

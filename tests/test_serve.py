@@ -90,7 +90,7 @@ def test_a_reading_switched_shows_what_changes_with_both_derivations(server):
 @pytest.mark.parametrize("fields, words", [
     ({"day": "甲丑", "jiang": "寅", "hour": "午"}, "impossible pillar 甲丑"),
     ({"day": "辛巳", "jiang": "寅", "hour": "Q"}, "hour"),
-    ({"day": "辛巳", "offset": "x"}, "--offset: invalid int value: 'x'"),
+    ({"day": "辛巳", "offset": "x"}, "--offset: 'x' is not a whole number"),
     ({"at": "1998-13-40 12:00"}, "1998-13-40"),
     ({"day": "辛巳", "offset": "3", "reading": "punishment=/etc/passwd.dl"}, "no reading '/etc/passwd.dl'"),
     ({"day": "辛巳", "offset": "3", "reading": "colour=blue"}, "unknown topic 'colour'"),
