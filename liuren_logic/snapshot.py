@@ -29,7 +29,8 @@ from .program import Prepared
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
 
-_memory: dict[str, "Loaded"] = {}
+KEPT = 8  # knowledge bases kept in memory, the least recently used let go first (a session holds its own)
+_memory: dict[str, "Loaded"] = {}  # in the order of their last use
 # What decoding built, kept for the process: the schools a cast weighs (one reading swapped each) share
 # all their files but one, and each file's module and compiled rules are then decoded once. Keyed by the
 # file's shown path, its bytes and the stored line (a compiled line holds its rules' places in the school).
@@ -51,9 +52,13 @@ def key(sources: Sequence[tuple[str, bytes]]) -> str:
 
 def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loaded]) -> Loaded:
     """The knowledge base of these files (entry ``name``); ``make()`` parses, checks and evaluates on a miss."""
-    if name not in _memory:
-        _memory[name] = cache.entry(name, make, _encode, lambda payload: _decode(payload, sources))
-    return _memory[name]
+    loaded = _memory.pop(name, None)
+    if loaded is None:
+        loaded = cache.entry(name, make, _encode, lambda payload: _decode(payload, sources))
+    _memory[name] = loaded  # the most recently used last
+    while len(_memory) > KEPT:
+        del _memory[next(iter(_memory))]
+    return loaded
 
 
 def _encode(loaded: Loaded) -> bytes:
