@@ -50,6 +50,22 @@ QUESTIONS = {
 }
 
 
+def _shipped_rules_only(kb) -> None:
+    """Refuse a user's rules to the pyDatalog engine: its top-down resolution runs in pyDatalog's own
+    code, where no bound of ours can stop it (the bottom-up engine bounds every evaluation). A user's
+    file of facts alone is bounded by its size, and taken."""
+    from .school import display_path, kb_root
+
+    root = kb_root()
+    shipped = {display_path(p, root) for p in root.rglob("*.dl")}
+    for module in kb.program.modules:
+        rules = [r for r in module.rules if not r.is_fact]
+        if module.path not in shipped and rules:
+            raise InputError(f"{module.path}: --engine pydatalog takes the shipped rules only (it cannot be "
+                             f"bounded in time and memory); this file holds {len(rules)} rule"
+                             f"{'s' * (len(rules) != 1)}: leave out --engine to run them bounded")
+
+
 def _positive_preds(body) -> Iterable[str]:
     """The relations a rule's body asks to hold (an aggregate's body included; not those under ``not``)."""
     for literal in body:
@@ -137,6 +153,7 @@ class Session:
             else:
                 from .engine import PyDatalog
 
+                _shipped_rules_only(self.loaded)
                 self.base = PyDatalog(self.loaded)  # compiled at its first question
         self.program = self.loaded.program  # the compiled rules: what each relation is (``program.preds``)
         self.engine = engine

@@ -172,7 +172,12 @@ DEEP = ("@pred hop(a: int, b: int).\n@pred reach(a: int).\n@pred zero(a: int).\n
 @pytest.mark.parametrize("engine", ["materialise", "pydatalog"])
 def test_a_derivation_too_deep_to_draw_and_mod_0_are_the_same_one_line_under_both_engines(capsys, tmp_path,
                                                                                           monkeypatch, engine):
+    """(The pyDatalog engine takes a user's rules as a library call only: the command line refuses them,
+    test_pydatalog_refuses_a_users_rules; the library's engines are compared in tests/conformance.py.)"""
+    from liuren_logic import session
+
     (tmp_path / "deep.dl").write_text(DEEP, "utf-8")
+    monkeypatch.setattr(session, "_shipped_rules_only", lambda kb: None)
     monkeypatch.setattr(session_module, "Session", _sessions)
     code, out, err = run(capsys, "why", "reach(250)", "--kb", tmp_path / "deep.dl", "--engine", engine)
     assert code == 0 and "hop(249, 250)" in out
@@ -715,3 +720,15 @@ def test_the_kb_files_together_are_bounded(capsys, tmp_path, monkeypatch):
     mine.write_text(MINE, "utf-8")
     code, _, err = run(capsys, "cast", *CHART, "--kb", mine)
     assert one_line(code, err) and "the KB files read together pass 1,000 bytes, the limit of one knowledge base" in err
+
+
+def test_pydatalog_refuses_a_users_rules_it_cannot_bound_and_takes_a_users_facts(capsys, tmp_path):
+    product = tmp_path / "product.dl"
+    product.write_text("@pred r(a: int, b: int, c: int, d: int).\nr(A, B, C, D) :- branch_index(_, A), "
+                       "branch_index(_, B), branch_index(_, C), branch_index(_, D).\n", "utf-8")
+    code, _, err = run(capsys, "cast", *CHART, "--kb", product, "--engine", "pydatalog")
+    assert one_line(code, err) and "product.dl: --engine pydatalog takes the shipped rules only" in err
+    mine = tmp_path / "mine.dl"
+    mine.write_text(MINE, "utf-8")
+    code, out, err = run(capsys, "why", "mine(子)", "--kb", mine, "--engine", "pydatalog")
+    assert code == 0 and out.startswith("mine(子)"), err
