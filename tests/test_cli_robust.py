@@ -731,4 +731,4 @@ def test_pydatalog_refuses_a_users_rules_it_cannot_bound_and_takes_a_users_facts
     mine = tmp_path / "mine.dl"
     mine.write_text(MINE, "utf-8")
     code, out, err = run(capsys, "why", "mine(子)", "--kb", mine, "--engine", "pydatalog")
-    assert code == 0 and out.startswith("mine(子)"), err
+    assert code == 0 and out.startswith("▪ mine(子)") and "mine.dl:2" in out, err
