@@ -8,7 +8,7 @@ Figures (see benchmarks/README.md for what each means and the targets):
   (b) us: ``Session.cast_offset`` and reading 三傳, method, names, lessons, generals per chart;
   (c) us: ``Session.why(chart, "initial")`` per chart;
   (d) us: ``Session().table()`` and every property of every chart;
-  (e) us: ``liuren_logic.audit.compare`` of two schools, when that module exists;
+  (e) us: ``liuren_logic.domain.audit.compare`` of two schools, when that module exists;
   start-up (a fresh process to the first 三傳) and peak memory (a fresh process holding
   the table), both measured in subprocesses of this script.
 
@@ -158,7 +158,7 @@ def our_cast(session, day: str, offset: int):
 
 def chart_properties() -> list[str]:
     """Every public property of Chart (new ones are read as they are added)."""
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
     return [name for name, value in inspect.getmembers(Chart)
             if not name.startswith("_") and isinstance(value, (property, cached_property))]
 
@@ -203,7 +203,7 @@ def full_table(limit: Optional[int]) -> dict:
 # (e) the audit -------------------------------------------------------------
 def find_audit() -> Optional[Callable]:
     try:
-        module = importlib.import_module("liuren_logic.audit")
+        module = importlib.import_module("liuren_logic.domain.audit")
     except ImportError:
         return None
     compare = getattr(module, "compare", None)
@@ -335,7 +335,7 @@ def bench(limit: Optional[int], repeat: int, audit_mode: str, log=print) -> dict
     compare = find_audit()
     audit_s, audit_cpu_s, audit_note = None, None, None
     if compare is None:
-        audit_note = "not available: liuren_logic.audit.compare does not exist"
+        audit_note = "not available: liuren_logic.domain.audit.compare does not exist"
     elif audit_mode == "never" or (audit_mode == "auto" and not full):
         audit_note = "skipped (runs on the full 720-chart run, or with --audit always)"
     else:

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Whole ``liuren`` processes, wall time, warm, beside a kinliuren script casting the same chart.
+"""Whole ``liuren`` processes beside a kinliuren script casting the same chart: start-up as ratios.
 
-Each command runs once to warm the caches (the school cache, the OS's file cache), then
-``--runs`` times; the figures are the median wall time, interpreter start included, and the
-median CPU time (user + system) of the process, which a busy machine changes far less: on
-an idle machine the wall time is the CPU time and a few milliseconds. The package's modules are
-byte-compiled first, as ``pip install`` does (an editable install under
-``PYTHONDONTWRITEBYTECODE`` would otherwise compile every module at every start).
+Every round runs the kinliuren script and each command once, in turn, so that both sides
+share the machine's load (the host is shared: the figures are ratios of medians over the
+same rounds, with the load average before and after). A warm command finds its cache filled
+(one untimed run first); ``cast, first`` is ``liuren cast`` with an empty cache directory of
+its own (``$LIUREN_CACHE``), as a new user's first command after install. Each figure is the
+minimum and the median wall time over ``--runs`` rounds, interpreter start included, and the
+median CPU time (user + system) of the process. The package's modules are byte-compiled
+first, as ``pip install`` does (an editable install under ``PYTHONDONTWRITEBYTECODE`` would
+otherwise compile every module at every start).
 
-    python benchmarks/cli_wall.py                 # every row, 7 runs each
+    python benchmarks/cli_wall.py                      # every row, 7 rounds
+    python benchmarks/cli_wall.py --only cast --runs 15 --report benchmarks/reports/cli_wall.md
     python benchmarks/cli_wall.py --runs 3 --json wall.json
 """
 from __future__ import annotations
@@ -23,16 +27,20 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 CHART = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
 KINLIUREN = ("from kinliuren.kinliuren import Liuren\n"
              "r = Liuren('小雪', '十', '辛巳', '甲午').result(0)\n"
              "print(r['三傳'])\n")
+FIRST = "cast, first"  # the row run with an empty cache directory each round
 # (row, arguments of liuren, target in seconds)
 ROWS = [
     ("cast", ["cast", *CHART], 0.3),
+    (FIRST, ["cast", *CHART], 2.5),
     ("cast --json", ["cast", *CHART, "--json"], 0.3),
     ("why initial", ["why", "initial", *CHART], 0.3),
     ("why-not initial 丑", ["why-not", "initial", "丑", *CHART], 0.3),
@@ -40,15 +48,20 @@ ROWS = [
     ("table", ["table"], 0.8),
     ("audit --vs punishment=seed000", ["audit", "--vs", "punishment=seed000"], 2.5),
 ]
+# The targets of issue 39 as ratios: (what, numerator row, denominator row, at most)
+RATIOS = [
+    ("`liuren cast` / kinliuren script", "cast", "kinliuren", 3.0),
+    ("first `liuren cast` (empty cache) / warm `liuren cast`", FIRST, "cast", 4.0),
+]
 
 
 def liuren_command() -> list[str]:
-    """The ``liuren`` beside this interpreter (a venv's), else ``python -m liuren_logic.cli``."""
+    """The ``liuren`` beside this interpreter (a venv's), else ``python -m liuren_logic.faces.cli``."""
     beside = Path(sys.executable).with_name("liuren")
     if beside.exists():
         return [str(beside)]
     found = shutil.which("liuren")
-    return [found] if found else [sys.executable, "-m", "liuren_logic.cli"]
+    return [found] if found else [sys.executable, "-m", "liuren_logic.faces.cli"]
 
 
 def compile_package() -> None:
@@ -58,56 +71,117 @@ def compile_package() -> None:
         compileall.compile_dir(folder, maxlevels=0, quiet=1)
 
 
+def install_kind() -> str:
+    """How liuren_logic is installed: as files (``pip install .``) or as a link to a checkout (``pip install -e``)."""
+    origin = Path(importlib.util.find_spec("liuren_logic").origin).resolve()
+    return "installed package (pip install .)" if "site-packages" in origin.parts else "editable install (pip install -e)"
+
+
+def commit() -> str:
+    """The checkout's commit the benchmark runs from ('' outside a git checkout)."""
+    done = subprocess.run(["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
 def cpu_of_children() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def wall(argv: list[str], runs: int) -> tuple[float, float]:
-    """Median (wall, CPU) seconds of ``runs`` runs after one warm-up; a failing command stops the benchmark."""
-    walls, cpus = [], []
-    for i in range(runs + 1):
-        start, cpu = time.perf_counter(), cpu_of_children()
-        done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        seconds, used = time.perf_counter() - start, cpu_of_children() - cpu
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode('utf-8', 'replace').strip()}")
-        if i:
-            walls.append(seconds)
-            cpus.append(used)
-    return statistics.median(walls), statistics.median(cpus)
+def timed(argv: list[str], env: dict | None = None) -> tuple[float, float]:
+    """(wall, CPU) seconds of one run; a failing command stops the benchmark."""
+    start, cpu = time.perf_counter(), cpu_of_children()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
+    seconds, used = time.perf_counter() - start, cpu_of_children() - cpu
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode('utf-8', 'replace').strip()}")
+    return seconds, used
+
+
+def first_run(argv: list[str]) -> tuple[float, float]:
+    """(wall, CPU) of a run with an empty cache directory of its own (removed after)."""
+    with tempfile.TemporaryDirectory(prefix="liuren-first-") as empty:
+        return timed(argv, {**os.environ, "LIUREN_CACHE": empty})
 
 
 def measure(runs: int, rows=ROWS) -> dict:
+    """``runs`` rounds, each the kinliuren script and every row once, in turn, after one untimed round."""
     liuren = liuren_command()
     compile_package()
-    kin, kin_cpu = wall([sys.executable, "-c", KINLIUREN], runs)
-    out = {"runs": runs, "kinliuren_s": kin, "kinliuren_cpu_s": kin_cpu, "cpus": os.cpu_count(),
-           "load": os.getloadavg()[0], "python": sys.version.split()[0], "rows": []}
+    kinliuren = [sys.executable, "-c", KINLIUREN]
+    times: dict[str, list] = {"kinliuren": [], **{name: [] for name, _, _ in rows}}
+    load_before = os.getloadavg()
+    for round_ in range(runs + 1):
+        got = {"kinliuren": timed(kinliuren)}
+        for name, args, _ in rows:
+            got[name] = (first_run if name == FIRST else timed)(liuren + args)
+        if round_:  # the first round warms the caches
+            for name, pair in got.items():
+                times[name].append(pair)
+    figures = {name: {"min_s": min(w for w, _ in pairs), "median_s": statistics.median(w for w, _ in pairs),
+                      "cpu_s": statistics.median(c for _, c in pairs)} for name, pairs in times.items()}
+    kin = figures["kinliuren"]
+    out = {"runs": runs, "cpus": os.cpu_count(), "load_before": load_before[0], "load_after": os.getloadavg()[0],
+           "python": sys.version.split()[0], "install": install_kind(), "commit": commit(),
+           "when": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+           "kinliuren_s": kin["median_s"], "kinliuren_min_s": kin["min_s"], "kinliuren_cpu_s": kin["cpu_s"], "rows": []}
     for name, args, target in rows:
-        seconds, cpu = wall(liuren + args, runs)
-        out["rows"].append({"command": f"liuren {name}", "median_s": seconds, "cpu_s": cpu,
-                            "kinliuren_ratio": seconds / kin, "cpu_ratio": cpu / kin_cpu,
-                            "target_s": target, "meets_target": seconds <= target})
+        row = figures[name]
+        out["rows"].append({"command": f"liuren {name}", "median_s": row["median_s"], "min_s": row["min_s"],
+                            "cpu_s": row["cpu_s"], "kinliuren_ratio": row["median_s"] / kin["median_s"],
+                            "cpu_ratio": row["cpu_s"] / kin["cpu_s"], "target_s": target,
+                            "meets_target": row["median_s"] <= target})
+    out["ratios"] = []
+    for what, top, bottom, most in RATIOS:
+        if top in figures and bottom in figures:
+            median = figures[top]["median_s"] / figures[bottom]["median_s"]
+            out["ratios"].append({"ratio": what, "median": median, "min": figures[top]["min_s"] / figures[bottom]["min_s"],
+                                  "target": most, "meets_target": median <= most})
     return out
 
 
 def report(figures: dict) -> str:
-    lines = [f"load average {figures['load']:.1f} on {figures['cpus']} CPUs, median of {figures['runs']} runs",
-             f"{'command':<40}{'wall':>9}{'CPU':>9}{'CPU × kin':>11}{'target':>10}",
-             f"{'kinliuren script (same chart)':<40}{figures['kinliuren_s']:>8.3f}s{figures['kinliuren_cpu_s']:>8.3f}s"
-             f"{1:>11.1f}{'':>10}"]
+    lines = [f"{figures['install']}, Python {figures['python']}, {figures['runs']} rounds, load average "
+             f"{figures['load_before']:.1f} → {figures['load_after']:.1f} on {figures['cpus']} CPUs",
+             f"{'command':<40}{'min':>9}{'median':>9}{'CPU':>9}{'× kin':>8}{'target':>10}",
+             f"{'kinliuren script (same chart)':<40}{figures['kinliuren_min_s']:>8.3f}s{figures['kinliuren_s']:>8.3f}s"
+             f"{figures['kinliuren_cpu_s']:>8.3f}s{1:>8.1f}{'':>10}"]
     for row in figures["rows"]:
         mark = "" if row["meets_target"] else "  (over)"
-        lines.append(f"{row['command']:<40}{row['median_s']:>8.3f}s{row['cpu_s']:>8.3f}s{row['cpu_ratio']:>11.1f}"
-                     f"{'≤ ' + str(row['target_s']) + ' s':>10}{mark}")
+        lines.append(f"{row['command']:<40}{row['min_s']:>8.3f}s{row['median_s']:>8.3f}s{row['cpu_s']:>8.3f}s"
+                     f"{row['kinliuren_ratio']:>8.1f}{'≤ ' + str(row['target_s']) + ' s':>10}{mark}")
+    for ratio in figures["ratios"]:
+        mark = "" if ratio["meets_target"] else "  (over)"
+        lines.append(f"{ratio['ratio']}: {ratio['median']:.2f} (of minima {ratio['min']:.2f}; target ≤ {ratio['target']:g}){mark}")
     return "\n".join(lines)
+
+
+def markdown(figures: dict) -> str:
+    """The figures as a generated Markdown report (benchmarks/README.md says where it goes)."""
+    head = (f"# Whole commands beside a kinliuren script\n\nGenerated by `python benchmarks/cli_wall.py` on "
+            f"{figures['when']} at {figures['commit'] or 'an unknown commit'}: {figures['install']}, Python "
+            f"{figures['python']}, {figures['runs']} "
+            f"rounds (each the kinliuren script and every command once, in turn), load average "
+            f"{figures['load_before']:.1f} before and {figures['load_after']:.1f} after, {figures['cpus']} CPUs. "
+            "Wall seconds; CPU is the process's user + system time.\n\n")
+    table = ["| command | min | median | CPU | median × kinliuren | target |", "|---|---:|---:|---:|---:|---|",
+             f"| kinliuren script (same chart) | {figures['kinliuren_min_s']:.3f} | {figures['kinliuren_s']:.3f} | "
+             f"{figures['kinliuren_cpu_s']:.3f} | 1 | |"]
+    table += [f"| `{row['command']}` | {row['min_s']:.3f} | {row['median_s']:.3f} | {row['cpu_s']:.3f} | "
+              f"{row['kinliuren_ratio']:.1f} | ≤ {row['target_s']} s{'' if row['meets_target'] else ' (over)'} |"
+              for row in figures["rows"]]
+    ratios = ["", "| ratio | of medians | of minima | target |", "|---|---:|---:|---|"]
+    ratios += [f"| {r['ratio']} | {r['median']:.2f} | {r['min']:.2f} | ≤ {r['target']:g}{'' if r['meets_target'] else ' (over)'} |"
+               for r in figures["ratios"]]
+    return head + "\n".join(table + (ratios if figures["ratios"] else [])) + "\n"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="liuren commands as whole processes against a kinliuren script")
-    parser.add_argument("--runs", type=int, default=7, help="timed runs per command after one warm-up (default 7)")
+    parser.add_argument("--runs", type=int, default=7, help="timed rounds after one warm-up (default 7)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--report", type=Path, help="also write them as a Markdown report (benchmarks/reports/)")
     parser.add_argument("--only", help="only the rows whose command contains this text")
     args = parser.parse_args(argv)
     rows = [r for r in ROWS if not args.only or args.only in r[0]]
@@ -115,6 +189,9 @@ def main(argv=None) -> int:
     print(report(figures))
     if args.json:
         args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=1), "utf-8")
+    if args.report:
+        args.report.parent.mkdir(parents=True, exist_ok=True)
+        args.report.write_text(markdown(figures), "utf-8")
     return 0
 
 

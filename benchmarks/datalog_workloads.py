@@ -104,7 +104,7 @@ def _lubm() -> dict:
     from importlib.metadata import version
 
     from datalog_conformance.plugin import get_tests_dir
-    from liuren_logic.cache import directory
+    from liuren_logic.datalog.cache import directory
 
     translation = hashlib.sha256(Path(conformance.__file__).read_bytes()).hexdigest()[:12]
     kept = directory() / "bench" / f"lubm-{version('datalog-conformance')}-{translation}.json"
@@ -123,25 +123,25 @@ def _lubm() -> dict:
 
 
 # the engines (in the child) -----------------------------------------------------------------
-MODULES = {"ours": ("liuren_logic.checker", "liuren_logic.program", "liuren_logic.evaluate", "liuren_logic.parser"),
+MODULES = {"ours": ("liuren_logic.datalog.checker", "liuren_logic.datalog.program", "liuren_logic.datalog.evaluate", "liuren_logic.datalog.parser"),
            "clingo": ("clingo",)}
-MODULES["pydatalog"] = MODULES["ours"] + ("liuren_logic.engine", "pyDatalog.pyDatalog", "pyDatalog.pyParser")
+MODULES["pydatalog"] = MODULES["ours"] + ("liuren_logic.datalog.pydatalog_backend", "pyDatalog.pyDatalog", "pyDatalog.pyParser")
 
 
 def answer(engine: str, text: str, relations: dict) -> dict:
     """Relation → number of answers, by one engine."""
     if engine == "clingo":
         return _clingo(text, relations)
-    from liuren_logic.checker import check
-    from liuren_logic.evaluate import Materialisation
-    from liuren_logic.parser import parse
-    from liuren_logic.program import KnowledgeBase
+    from liuren_logic.datalog.checker import check
+    from liuren_logic.datalog.evaluate import Materialisation
+    from liuren_logic.datalog.parser import parse
+    from liuren_logic.datalog.program import KnowledgeBase
 
     kb = KnowledgeBase(check([parse(text, "workload.dl")]))
     if engine == "ours":
         source = Materialisation(kb)
     else:
-        from liuren_logic.engine import PyDatalog
+        from liuren_logic.datalog.pydatalog_backend import PyDatalog
 
         source = PyDatalog(kb)
     return {rel: len(source.query(rel, [None] * arity)) for rel, arity in relations.items()}

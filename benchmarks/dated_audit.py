@@ -27,9 +27,9 @@ from cli_wall import compile_package
 
 START = datetime(2023, 1, 1)
 # the console script's own entry (cli.run), with the moment cap lifted to the count asked
-PROGRAM = ("import sys, liuren_logic.audit as A\n"
+PROGRAM = ("import sys, liuren_logic.domain.audit as A\n"
            "A.MAX_MOMENTS = max(A.MAX_MOMENTS, int(sys.argv.pop(1)))\n"
-           "from liuren_logic.cli import run\n"
+           "from liuren_logic.faces.cli import run\n"
            "sys.exit(run())\n")
 
 

@@ -32,7 +32,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from liuren_logic import Session
-from liuren_logic.serve import MEMORY_MB, App, make_server, resident_mb, url_of
+from liuren_logic.faces.serve import MEMORY_MB, App, make_server, resident_mb, url_of
 
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
@@ -127,8 +127,8 @@ def run(clients: int, requests: int, seed: int = 1) -> dict:
 def reading_pairs(count: int) -> list[str]:
     """``count`` distinct combinations of two shipped readings, each other than the school's own
     (those only a moment decides left out: the charts here are cast from pillars)."""
-    from liuren_logic.school import MOMENT_READINGS, read_school
-    from liuren_logic.serve import shipped_readings
+    from liuren_logic.domain.school import MOMENT_READINGS, read_school
+    from liuren_logic.faces.serve import shipped_readings
 
     own = read_school("default").readings
     others = [(t, r) for t, rs in shipped_readings().items() for r in rs

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 import networkx as nx  # noqa: E402
 from conformance import _load, core_cases, translate  # noqa: E402
 
-from liuren_logic.provenance import Explainer  # noqa: E402
+from liuren_logic.datalog.provenance import Explainer  # noqa: E402
 
 PRED = "r_is_reachable"  # IsReachable, as tests/conformance.py names it
 

@@ -22,8 +22,8 @@ from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
-    from liuren_logic.errors import Notice
+    from liuren_logic.domain.chart import Chart
+    from liuren_logic.domain.errors import Notice
 
 APP_WORDS = {
     "zh": {"title": "大六壬 推導課堂", "by_date": "以時刻起課", "by_pillars": "以干支起課", "at": "時刻",
@@ -105,7 +105,7 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
 def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:
     """What the second chart's reading changes: each conclusion that differs, and the
     derivation of ``question`` under both readings (a why-not where one derives nothing)."""
-    from liuren_logic.audit import Difference, conclusions, explain
+    from liuren_logic.domain.audit import Difference, conclusions, explain
 
     from .audit_page import change_html
 
@@ -439,7 +439,7 @@ def field_of(error: Exception) -> Optional[str]:
 
 
 def form_error(error: Exception, lang: str = "zh") -> dict:
-    """An error as the app shows it, in ``lang`` (an :class:`~liuren_logic.errors.InputError`'s ``zh``
+    """An error as the app shows it, in ``lang`` (an :class:`~liuren_logic.domain.errors.InputError`'s ``zh``
     on the Chinese page): the field's label first (〔占時〕未填 …), and the field."""
     field = field_of(error)
     said = error.said(lang) if hasattr(error, "said") else str(error)

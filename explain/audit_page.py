@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterator, Mapping, Optional
 
-from liuren_logic.audit import LISTS
+from liuren_logic.domain.audit import LISTS
 
 from .page import esc, inline_svg
 from .picture import render
@@ -14,7 +14,7 @@ from .view import compact
 if TYPE_CHECKING:
     import networkx as nx
 
-    from liuren_logic.audit import Audit, Difference
+    from liuren_logic.domain.audit import Audit, Difference
 
 CSS = """
 body{font-family:"Noto Sans CJK TC","Noto Sans TC","PingFang TC",sans-serif;color:#222;max-width:1200px;margin:1em auto}

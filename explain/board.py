@@ -13,16 +13,17 @@ two show the same things in the same order. A new section is a function added to
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Optional
 
+from .cells import Cell, Section
 from .dispute_view import dispute_data, dispute_marks, summed_up
 from .judgement import judgement_section
 from .practice import life_parts, mark_items, practice_data, strength_line
 from .text_width import columns
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 # Earth's palaces as drawn: the top row 巳午未申, the right side 酉戌, the bottom 亥子丑寅
 # read right to left, the left side 卯辰 read upwards.
@@ -54,7 +55,7 @@ WORDS = {
 def chart_data(chart: "Chart", question: Optional[str] = None) -> dict:
     """Everything the chart concludes: ``cast --json`` (schemas/chart.schema.json); ``question``: the
     querent's words, kept with the 斷 of a chart cast with a matter."""
-    from liuren_logic import jsondata as J
+    from liuren_logic.domain import jsondata as J
     from .judgement import judgement_data
 
     marks = day_marks(chart)
@@ -121,40 +122,6 @@ def method_line(chart: "Chart") -> str:
     return " · ".join([method_name(chart)] + [k for k in chart.keti if k not in shown])
 
 
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One thing shown: its text, a smaller note drawn before it (a palace's general), the
-    question (``why`` question, value) whose derivation it shows when clicked, and whether it
-    is a label drawn faint (earth's branches around the square)."""
-
-    text: str
-    ask: Optional[tuple[str, Optional[str]]] = None
-    note: str = ""
-    faint: bool = False
-
-    @property
-    def plain(self) -> str:
-        return self.note + self.text
-
-
-@dataclass
-class Section:
-    """One part of the board: a title and rows of cells. A ``grid`` aligns its cells in columns
-    (``labels`` name them; ``stack`` rows at a time draw one thing each, as a lesson's three);
-    other rows are cells joined by ``sep`` and wrapped at :data:`WIDTH` columns. An ``inline``
-    grid without labels starts on its title's line."""
-
-    key: str
-    title: str
-    rows: list[list[Optional[Cell]]] = field(default_factory=list)
-    sep: str = " "
-    grid: bool = False
-    stack: int = 1
-    labels: tuple[str, ...] = ()
-    align: str = "<"
-    inline: bool = False
 
 
 def _pad(text: str, width: int, align: str) -> str:

@@ -18,21 +18,21 @@ that rule rests on and the rules below those, a negation left as it reads (``--f
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from liuren_logic.digraph import Digraph
+from liuren_logic.datalog.digraph import Digraph
 
-from liuren_logic.inputs import members
-from liuren_logic.provenance import Derivable, Firing, atom_text, firing_label
+from liuren_logic.domain.inputs import members
+from liuren_logic.datalog.provenance import Derivable, Firing, atom_text, firing_label
 
 from . import named
-from .view import compact, ordered_children
+from .answers import Answer
+from .view import ordered_children
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 WORDS = {
     "zh": {"decided": "此課以{method}定", "candidates": "，用神候選{found}", "alone": "惟{branch}", "end": "。",
@@ -44,47 +44,6 @@ WORDS = {
            "absent": "{atom}: does not hold.", "closest": "The closest rule, “{label}”, fails at: {missing}.",
            "sep": " and "},
 }
-
-
-PICTURE_DEPTH = 3  # the question, the decisive rule, its premises, the rules that derive them
-
-
-@dataclass
-class Answer:
-    """A short why-not: its lines, the atoms they state (each holds), and the derivation behind them."""
-
-    question: str
-    lines: list[str]
-    atoms: list[str] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)
-    derive: Optional[Callable[[Optional[type]], "nx.DiGraph"]] = field(default=None, repr=False, compare=False)
-
-    @property
-    def graph(self) -> "nx.DiGraph":
-        """The decisive reason's derivation, titled by the question and the answer."""
-        return self.derivation()
-
-    def derivation(self, graph_type: Optional[type] = None) -> "nx.DiGraph":
-        """``graph`` as a ``graph_type`` (see :meth:`liuren_logic.provenance.Explainer.why`)."""
-        graph = self.derive(graph_type)
-        graph.graph["question"] = self.question
-        graph.graph["answer"] = "\n".join(self.lines)
-        return graph
-
-    def picture(self, depth: int = PICTURE_DEPTH) -> "nx.DiGraph":
-        """The reader's view of ``graph`` cut ``depth`` steps below the question (a negation not opened)."""
-        graph = compact(self.graph)
-        root = graph.graph["root"]
-        keep, frontier = {root}, [root]
-        for _ in range(depth):
-            below = [c for n in frontier if graph.nodes[n]["kind"] not in ("not", "holds")
-                     for c in ordered_children(graph, n)]
-            frontier = [c for c in dict.fromkeys(below) if c not in keep]
-            keep.update(frontier)
-        return graph.subgraph(keep).copy()
-
-    def as_dict(self) -> dict:
-        return {"question": self.question, "lines": self.lines, "atoms": self.atoms, "rules": self.rules}
 
 
 class _Asker:
@@ -177,7 +136,7 @@ def answer(chart: "Chart", question: str, value: Optional[str] = None, lang: str
     if ours and pred == "initial" and asker.first("rejected", args[1]):
         return asker.contrast(f"why not initial {args[1]}", "rejected", args[1], candidates=True)
     if pred in named.COVERAGE and args[0] == chart.id and args[1] is not None:  # a 課體, pattern, 畢法 line or spirit
-        short = named.answer(chart, pred, args[1], lang)  # from the rule that defines the name
+        short = named.answer(chart, pred, args[1], lang, answer)  # from the rule that defines the name
         if short is not None:
             return short
     if ours and pred == "chosen":

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from liuren_logic.disputes import CONCLUSIONS, SETS, Dispute, disputes, holding_under, reading_name
+from liuren_logic.domain.disputes import CONCLUSIONS, SETS, Dispute, disputes, holding_under, reading_name
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 HEADING = {"zh": "異說", "en": "disputed (another reading concludes otherwise)"}
 SHOWN = 4  # names of a spirit or pattern list shown before the count of the rest
@@ -119,8 +119,8 @@ WOULD = {"zh": "依{reading}，{atom}：{rule}。", "en": "Under the reading {re
 def reading_lines(chart: "Chart", pred: str, args: tuple, lang: str = "zh") -> list[str]:
     """For a why-not: each other shipped reading under which the atom holds, with the rule that
     derives it there (its first firing, as the why-not's decisive rule)."""
-    from liuren_logic.labels import atom_label
-    from liuren_logic.provenance import firing_label
+    from liuren_logic.datalog.labels import atom_label
+    from liuren_logic.datalog.provenance import firing_label
 
     lines = []
     for topic, reading, other in holding_under(chart, pred, args):

@@ -15,17 +15,17 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic import syntax as S
-from liuren_logic.errors import InputError
-from liuren_logic.labels import ANY, book, cite, fill
-from liuren_logic.provenance import bindings
+from liuren_logic.datalog import syntax as S
+from liuren_logic.domain.errors import InputError
+from liuren_logic.datalog.labels import ANY, fill
+from liuren_logic.domain.books import book, cite
+from liuren_logic.datalog.provenance import bindings
 
+from .cells import Cell, Section
 from .glossary import gloss_first, glossary, known_terms, short
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
-
-    from .board import Section
+    from liuren_logic.domain.chart import Chart
 
 # The order a 斷 reads the kinds in: what stands for the matter, then its state, then the course.
 KIND_ORDER = ("類神", "六親", "用神", "天將", "三傳", "神煞", "課體", "墓", "空亡", "旺衰", "生剋", "刑沖破害合",
@@ -159,13 +159,12 @@ def judgement_data(chart: "Chart", question: Optional[str] = None, read: Optiona
             "verdicts": read["verdicts"], "timing": read["timing"], "conflicts": read["conflicts"]}
 
 
-def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional["Section"]:
+def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
     """The board's 斷 (None for a chart cast without a matter): the matter and the question, the
     verdicts with their rule and line, the first SHOWN findings by weight, a finding one rule derives
     several times on one row (the generals of the transmissions, of the lessons), its sentences
     cells the board wraps between, with its rule and book; then the 應期. Each row's first cell
     asks ``why 斷`` of what it names. Books are named as the output's language names them."""
-    from .board import Cell, Section
 
     read = reading(chart)
     if read is None:

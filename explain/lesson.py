@@ -31,16 +31,17 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic.digraph import Digraph
-from liuren_logic.inputs import members
-from liuren_logic.labels import atom_label, book, fill, number
-from liuren_logic.provenance import atom_text, bindings
+from liuren_logic.datalog.digraph import Digraph
+from liuren_logic.domain.inputs import members
+from liuren_logic.datalog.labels import atom_label, fill, number
+from liuren_logic.domain.books import book
+from liuren_logic.datalog.provenance import atom_text, bindings
 
 from .dispute_view import dispute_lines
 from .glossary import gloss_first, glossary, known_terms
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 
 TEXT = {

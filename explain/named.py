@@ -18,17 +18,19 @@ On this chart it fails at: 丑 is 魁 (戌) or 罡 (辰).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
-from liuren_logic import syntax as S
-from liuren_logic.labels import ANY, cite, fill, number
-from liuren_logic.digraph import Digraph
-from liuren_logic.provenance import arguments, ground
+from liuren_logic.datalog import syntax as S
+from liuren_logic.datalog.labels import ANY, fill, number
+from liuren_logic.domain.books import cite
+from liuren_logic.datalog.digraph import Digraph
+from liuren_logic.datalog.provenance import arguments, ground
 
+from .answers import Answer
 from .view import ordered_children
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 # The named conclusions, each with the page that lists every name and its rule (or why it has none).
 COVERAGE = {"keti": "docs/coverage_keti.md", "pattern": "docs/coverage_patterns.md",
@@ -68,11 +70,11 @@ def names(chart: "Chart", pred: str) -> list:
     return sorted(chart.session.program.members[decl.params[1][1]], key=str)
 
 
-def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
+def answer(chart: "Chart", pred: str, name: str, lang: str = "zh", reason: Optional[Callable] = None):
     """The why-not of ``pred(chart, name)`` (it must not hold) from the name's defining rule; None when
-    every defining rule fails only above a relation that holds (the caller asks the closest rule)."""
-    from .contrast import Answer
-
+    every defining rule fails only above a relation that holds (the caller asks the closest rule).
+    ``reason(chart, pred, value, lang)`` answers a failing relation's own why-not (the contrastive
+    answer's), whose last line the answer then gives."""
     w, session = WORDS[lang], chart.session
     pattern = (chart.id, name) + (None,) * (session.program.preds[pred].arity - 2)
     head = w["absent"].format(kind=KINDS[pred][lang != "zh"], name=name)
@@ -101,10 +103,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
         lines.append(_failing(chart, graph, failed[0], lang))
         literal = graph.nodes[failed[0]]
         asked = ANSWERED.get(literal.get("pred"))
-        if asked and name in arguments(literal):  # the reason that relation gives, as its own why-not says it
-            from .contrast import answer as contrast
-
-            lines.append(contrast(chart, asked, name, lang).lines[-1])
+        if asked and reason and name in arguments(literal):  # the reason that relation gives, as its own why-not says it
+            lines.append(reason(chart, asked, name, lang).lines[-1])
         keep.update(ordered_children(graph, failed[0]))
     why_not = graph.graph["why_not"]  # the same question, drawn afresh as the graph type asked
     return Answer(question, lines, [], [rule],
@@ -114,8 +114,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh"):
 def _defined_under(chart: "Chart", pred: str, pattern: tuple, lang: str) -> list[str]:
     """A line for each other shipped reading of the chart's school whose own file defines the name
     (the reading by its name in kb/variants/names.json, its defining rule's id, label and book)."""
-    from liuren_logic.disputes import module, other_readings, reading_name, session_under
-    from liuren_logic.school import kb_root, reading_file
+    from liuren_logic.domain.disputes import module, other_readings, reading_name, session_under
+    from liuren_logic.domain.school import kb_root, reading_file
 
     w, school, lines = WORDS[lang], chart.session.kb.school, []
     for topic, reading in other_readings(school) if school is not None else ():

@@ -15,7 +15,8 @@ import html
 import re
 from typing import TYPE_CHECKING, Optional
 
-from .board import Cell, Section, sections
+from .board import sections
+from .cells import Cell, Section
 from .lesson import CONCLUSION_STEPS, Step, cite, lesson_steps
 from .picture import render
 from .tree import render as render_tree
@@ -24,7 +25,7 @@ from .view import compact
 if TYPE_CHECKING:
     import networkx as nx
 
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 ZOOM = 1.2  # the picture's scale on screen: node text of 11 px (explain/svg.py) is 13.2 px
 CONCLUSIONS = ("lesson1", "lesson2", "lesson3", "lesson4", "method", "initial", "middle", "final")

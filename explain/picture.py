@@ -32,8 +32,8 @@ from typing import Optional
 
 import networkx as nx
 
-from liuren_logic.errors import LiurenError
-from liuren_logic.labels import cite
+from liuren_logic.domain.errors import LiurenError
+from liuren_logic.domain.books import cite
 
 from .text_width import columns
 from .view import ordered_children

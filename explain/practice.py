@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from liuren_logic.labels import atom_label
+from liuren_logic.datalog.labels import atom_label
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
+    from liuren_logic.domain.chart import Chart
 
 WORDS = {
     "zh": {"natal": "本命", "xingnian": "行年", "note": "{what} ({note})", "over": "上", "strength": "旺相",

@@ -13,17 +13,18 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
-from liuren_logic.errors import InputError
-from liuren_logic.inputs import members
+from liuren_logic.domain.errors import InputError
+from liuren_logic.domain.inputs import members
 
-from .board import Section, header_section, lessons_section, plates_section, section_lines
+from .board import header_section, lessons_section, plates_section, section_lines
+from .cells import Section
 from .contrast import answer
 from .glossary import glossed_lines
 from .lesson import CONCLUSION_STEPS, Step, lesson_steps
 
 if TYPE_CHECKING:
-    from liuren_logic.chart import Chart
-    from liuren_logic.session import Session
+    from liuren_logic.domain.chart import Chart
+    from liuren_logic.domain.session import Session
 
 QUESTIONS = ("method", "initial", "middle", "final")
 KETI_CHOICES = 4  # the 課體 question: one of the chart's 課體 among names it is not

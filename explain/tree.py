@@ -6,14 +6,14 @@ is not repeated: its line ends with ``(see above)``. Glyphs are data (``GLYPHS``
 
 By default the tree is the reader's view (:func:`explain.view.compact`): labelled rule
 steps and what they rest on; ``full=True`` shows every node the engine recorded. A
-``networkx.DiGraph`` or the lighter :class:`~liuren_logic.digraph.Digraph` (the command line's
+``networkx.DiGraph`` or the lighter :class:`~liuren_logic.datalog.digraph.Digraph` (the command line's
 text output, which imports no networkx) reads the same.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from liuren_logic.labels import cite
+from liuren_logic.domain.books import cite
 
 from .view import compact, ordered_children
 

@@ -13,7 +13,7 @@ states the result), aggregate nodes (their witnesses stay) and, below a negation
 ``why`` proof, the chain of failing rules (only what was checked and found absent stays).
 A folded node's children attach to the nearest shown ancestor, in body order. The functions
 take a ``networkx.DiGraph`` or any graph with its interface (the text output's
-:class:`~liuren_logic.digraph.Digraph`), and :func:`compact` returns a graph of the same class.
+:class:`~liuren_logic.datalog.digraph.Digraph`), and :func:`compact` returns a graph of the same class.
 
 >>> import networkx as nx
 >>> g = nx.DiGraph(root="a")

@@ -1,6 +1,6 @@
 """``python -m liuren_logic``: the ``liuren`` command."""
 import sys
 
-from .console import run
+from .faces.console import run
 
 sys.exit(run())

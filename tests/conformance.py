@@ -23,13 +23,13 @@ import yaml
 from datalog_conformance import TestCase
 from datalog_conformance.plugin import _load_multi_case_file, get_tests_dir
 
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.errors import KBError
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.semantics import EvaluationLimit
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.domain.errors import KBError
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 FOLDERS = ("basic", "negation", "recursion", "errors")
 ENGINES = ("materialise", "pydatalog")
@@ -55,10 +55,16 @@ def core_cases(largest: Optional[int] = None) -> list[tuple[str, object]]:
     root = get_tests_dir()
     paths = sorted(p for folder in FOLDERS for p in (root / folder).rglob("*.yaml"))
     return [(path.relative_to(root).parts[0], case) for path in paths
-            if largest is None or path.stat().st_size <= largest for case in _cases_in(path)]
+            if largest is None or path.stat().st_size <= largest for case in cases_in(path)]
 
 
-def _cases_in(path) -> list:
+def heavy_files() -> list:
+    """The case files of the core folders over ``HEAVY`` bytes, unread."""
+    root = get_tests_dir()
+    return sorted(p for folder in FOLDERS for p in (root / folder).rglob("*.yaml") if p.stat().st_size > HEAVY)
+
+
+def cases_in(path) -> list:
     """The cases of one YAML file, as the suite's own discovery reads them (libyaml when present;
     ``_load_multi_case_file`` is the pinned suite's reader of a file of several cases)."""
     raw = yaml.load(path.read_text("utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

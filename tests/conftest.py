@@ -1,8 +1,8 @@
 """Shared fixtures and markers: one loaded default school, the 720-chart table, the case files.
 
-The tests marked ``engines`` compare the two engines (bottom-up and pyDatalog): on every chart
-relation of a sample of charts, and on the conformance cases of up to 1500 facts. Selected alone
-(``pytest -m engines``) they run complete: every chart of the table, every conformance case.
+A check too heavy for every run takes a sample by default and the whole under ``-m complete``
+(tests/scopes.py): the one sampling mechanism. The two engines (bottom-up and pyDatalog) are
+compared so too: on a sample of charts stratified by method, and every chart under ``-m complete``.
 
 The case files are test data in the repo (tests/data/cases, copied from the project's shared
 folder with their README). The seed texts are not: the checks that quote them look for a
@@ -67,9 +67,12 @@ def has_cjk_font() -> bool:
     return True
 
 
-def engines_in_full(config: pytest.Config) -> bool:
-    """Whether this run selects the engines' comparisons alone (``-m engines``): then they run complete."""
-    return (config.getoption("markexpr") or "").strip() == "engines"
+def stratified(charts: list, key) -> list:
+    """The first chart of each value of ``key``, in the charts' order: a sample that meets every stratum."""
+    firsts: dict = {}
+    for chart in charts:
+        firsts.setdefault(key(chart), chart)
+    return list(firsts.values())
 
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed (apt-get install graphviz)")

@@ -9,11 +9,10 @@ from functools import partial
 
 import pytest
 
-from conftest import engines_in_full
-from liuren_logic import InputError, Session
-from liuren_logic.audit import compare, explain, follows, moments, render_cases, render_text
-from liuren_logic.collector import collection_paused
-from liuren_logic.errors import InputError, KBError
+from liuren_logic import Session
+from liuren_logic.domain.audit import compare, explain, follows, moments, render_cases, render_text
+from liuren_logic.datalog.collector import collection_paused
+from liuren_logic.domain.errors import InputError, KBError
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +97,7 @@ def test_bad_ranges_are_named():
 SCRIPT = """
 import json, sys
 from liuren_logic import Session
-from liuren_logic.audit import conclusions, table_inputs
+from liuren_logic.domain.audit import conclusions, table_inputs
 readings = json.loads(sys.argv[1])
 s = Session(readings=readings, engine=sys.argv[2])
 charts = s.cast_many(table_inputs(s)[::int(sys.argv[3])])
@@ -106,16 +105,15 @@ print(json.dumps({c.id: conclusions(c) for c in charts}, ensure_ascii=False))
 """
 
 
-@pytest.mark.parametrize("engine", ["materialise",
-                                    pytest.param("pydatalog", marks=[pytest.mark.engines, pytest.mark.complete])])
-def test_two_schools_in_one_process_answer_as_each_alone(engine, request):
-    """Every 29th chart bottom-up; through pyDatalog (only in the complete sets: its four compiles
-    take 13 s) every 480th (3 charts), every 97th under -m engines."""
-    step = 29 if engine == "materialise" else 97 if engines_in_full(request.config) else 480
+@pytest.mark.parametrize("engine", ["materialise", pytest.param("pydatalog", marks=pytest.mark.complete)])
+def test_two_schools_in_one_process_answer_as_each_alone(engine):
+    """Every 29th chart bottom-up; through pyDatalog (only in the complete set: its four compiles
+    take 13 s) every 97th."""
+    step = 29 if engine == "materialise" else 97
     readings = [{}, {"punishment": "seed000", "noble": "jia_yang"}]
     alone = [json.loads(subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(r), engine, str(step)], check=True,
                                        capture_output=True, text=True).stdout) for r in readings]
-    from liuren_logic.audit import conclusions, table_inputs
+    from liuren_logic.domain.audit import conclusions, table_inputs
 
     sessions = [Session(readings=r, engine=engine) for r in readings]
     together = [{}, {}]
@@ -199,13 +197,13 @@ def test_a_users_own_reading_file_and_school_file(tmp_path):
 
 
 def table_inputs_day(session):
-    from liuren_logic.audit import table_inputs
+    from liuren_logic.domain.audit import table_inputs
 
     return table_inputs(session, (True,))
 
 
 def test_dated_batches_cast_each_distinct_chart_once_and_release_them(monkeypatch):
-    import liuren_logic.audit as A
+    import liuren_logic.domain.audit as A
 
     late, midnight = Session(), Session(readings={"day_boundary": "00:00"})
     when = moments("2024-03-01 00:00", "2024-03-02 23:00", "1h")
@@ -236,7 +234,7 @@ def test_dated_batches_cast_each_distinct_chart_once_and_release_them(monkeypatc
 
 
 def test_the_progress_bar_redraws_one_line_on_stderr(capsys):
-    from liuren_logic.cli import _progress_bar
+    from liuren_logic.faces.cli import _progress_bar
 
     show = _progress_bar(10)
     show(5, 10)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 
 
 def test_only_some_conclusions_and_the_html_shows_what_changed(capsys, tmp_path):

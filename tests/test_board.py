@@ -173,7 +173,7 @@ def test_the_spirits_over_the_querents_natal_branch_and_year_of_life(session):
 
 
 def test_the_table_has_a_header_a_day_filter_and_the_general_over_the_hour(capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     assert main(["table", "--day", "辛巳"]) == 0
     lines = capsys.readouterr().out.splitlines()

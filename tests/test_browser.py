@@ -34,7 +34,7 @@ return [sizes.length, Math.min.apply(null, sizes)];
 
 @pytest.fixture(scope="module")
 def app():
-    from liuren_logic.serve import make_server, url_of
+    from liuren_logic.faces.serve import make_server, url_of
 
     server = make_server("127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from liuren_logic import cache, snapshot
-from liuren_logic.parser import parse_file
+from liuren_logic.datalog import cache
+from liuren_logic.datalog import snapshot
+from liuren_logic.datalog.parser import parse_file
 
 KB = Path(__file__).resolve().parents[1] / "kb"
 FACT = "element_overcomes(水, 火)."
@@ -23,12 +24,16 @@ FACT = "element_overcomes(水, 火)."
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    """An empty cache directory and an empty memory cache."""
+    """An empty cache directory and an empty memory cache, and no schools shipped prepared (an
+    installed package has them: the cache is tested alone)."""
+    from liuren_logic.domain import school
+
     folder = tmp_path / "cache"
     monkeypatch.setenv("LIUREN_CACHE", str(folder))
     monkeypatch.setattr(cache, "_memory", {})
-    for memo in ("_memory", "_modules", "_stored", "_terms"):
+    for memo in ("_memory", "_modules", "_stored", "_terms", "_pools"):
         monkeypatch.setattr(snapshot, memo, {})
+    monkeypatch.setattr(school, "prepared_root", lambda: tmp_path / "none shipped")
     return folder
 
 
@@ -37,9 +42,12 @@ def loaded_once(tmp_path_factory):
     """A cache directory that holds the default school (parsed files and the school whole), made once."""
     folder = tmp_path_factory.mktemp("warm") / "cache"
     with pytest.MonkeyPatch.context() as patch:
+        from liuren_logic.domain import school
+
         patch.setenv("LIUREN_CACHE", str(folder))
         patch.setattr(cache, "_memory", {})
         patch.setattr(snapshot, "_memory", {})
+        patch.setattr(school, "prepared_root", lambda: folder.parent / "none shipped")
         table()
     return folder
 
@@ -80,12 +88,10 @@ def test_a_planted_pickle_runs_no_code(store, tmp_path):
     expected = fresh(source, "one.dl")
     (entry,) = entries(store)
     marker = tmp_path / "ran"
-    planted = pickle.dumps(_Planted(marker))
-    for name in (entry, entry.with_suffix(".pickle")):  # the entry itself and the old cache's name for it
-        name.write_bytes(planted)
-        os.chmod(name, 0o600)
+    entry.write_bytes(pickle.dumps(_Planted(marker)))
+    os.chmod(entry, 0o600)
     assert fresh(source, "one.dl") == expected
-    assert not marker.exists() and not entry.with_suffix(".pickle").exists()
+    assert not marker.exists()
 
 
 def test_a_tampered_entry_is_detected_and_parsed_again(store):
@@ -243,7 +249,7 @@ def test_temporary_files_a_killed_writer_left_are_removed(store, tmp_path):
 
 
 def snapshots(folder: Path) -> list[Path]:
-    """The entries that hold a whole loaded knowledge base (:mod:`liuren_logic.snapshot`)."""
+    """The entries that hold a whole loaded knowledge base (:mod:`liuren_logic.datalog.snapshot`)."""
     return [e for e in entries(folder) if e.read_bytes().partition(b"\n")[2].startswith(b'{"files":')]
 
 
@@ -296,8 +302,8 @@ def test_a_tampered_school_entry_cannot_change_the_charts(warm_store, monkeypatc
 
 
 def test_a_planted_school_entry_runs_no_code_and_a_failing_program_is_not_stored(store, tmp_path):
-    from liuren_logic.errors import KBError
-    from liuren_logic.school import load_files
+    from liuren_logic.domain.errors import KBError
+    from liuren_logic.domain.school import load_files
 
     good, bad = tmp_path / "good.dl", tmp_path / "bad.dl"
     good.write_text("@kind b: 子 丑.\n@pred p(x: b).\n@pred q(x: b).\np(子).\nq(X) :- p(X).\n", "utf-8")
@@ -335,7 +341,7 @@ def test_a_large_file_of_plain_facts_is_read_directly_not_stored(store, tmp_path
 
 def test_a_relation_only_facts_give_is_stored_once_in_a_school_entry(store, tmp_path):
     """Its rows are read back from the module's facts; a derived relation's rows are stored."""
-    from liuren_logic.school import load_files
+    from liuren_logic.domain.school import load_files
 
     path = tmp_path / "kb.dl"
     path.write_text("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred t(x: b, y: b).\n"
@@ -355,8 +361,8 @@ def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_p
     files share it (threads asking at once included); a user's extra file, or a changed file, has its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from liuren_logic.evaluate import Materialisation
-    from liuren_logic.school import load_files
+    from liuren_logic.datalog.evaluate import Materialisation
+    from liuren_logic.domain.school import load_files
 
     path, mine = tmp_path / "kb.dl", tmp_path / "mine.dl"
     path.write_text("@kind b: 子 丑 寅.\n@pred e(x: b, y: b).\n@pred at(x: b) input.\n@pred t(x: b, y: b).\n"
@@ -381,7 +387,7 @@ def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_p
 def test_a_school_file_is_read_through_the_cache_by_its_bytes(store, tmp_path, monkeypatch):
     """A warm start reads a school file's TOML from its entry; an entry that does not check is parsed
     again, and a changed file is another entry."""
-    from liuren_logic import school
+    from liuren_logic.domain import school
 
     monkeypatch.setattr(school, "_schools", {})
     path = tmp_path / "mine.toml"
@@ -400,8 +406,8 @@ def test_a_school_file_is_read_through_the_cache_by_its_bytes(store, tmp_path, m
 def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monkeypatch):
     """A school with one reading swapped, read from its entry, shares the modules of every other file
     with the school already read, and holds what loading its files afresh holds."""
-    from liuren_logic import school
-    from liuren_logic.school import load_school
+    from liuren_logic.domain import school
+    from liuren_logic.domain.school import load_school
 
     load_school("default"), load_school("default", {"fuyin_final": "clash"})  # both stored
     snapshot._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
@@ -411,7 +417,7 @@ def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monke
     mine = {m.path: m for m in default.program.modules}
     shared = [m.path for m in clash.program.modules if mine.get(m.path) is m]
     assert len(shared) == len(mine) - 1 and "kb/variants/fuyin_final/clash.dl" not in shared
-    from liuren_logic.evaluate import Materialisation  # the rules in the same place: prepared once
+    from liuren_logic.datalog.evaluate import Materialisation  # the rules in the same place: prepared once
 
     plans = [Materialisation(kb, static=kb.static).plan for kb in (default, clash)]
     prepared = [{id(r): r for rules, _ in p.static + p.dynamic for r in rules} for p in plans]
@@ -424,3 +430,86 @@ def test_schools_one_reading_apart_decode_the_files_they_share_once(store, monke
     assert [c.rule for c in afresh.prepared.rules] == [c.rule for c in clash.prepared.rules]
     assert [(c.index, c.fire, c.body) for c in afresh.prepared.rules] == [(c.index, c.fire, c.body)
                                                                          for c in clash.prepared.rules]
+
+
+def _ship_default(folder: Path) -> tuple[str, Path]:
+    """The default school shipped into ``folder`` as the build step ships it; its entry name and path."""
+    from liuren_logic.domain.school import _load_afresh, kb_root, read_school, sources_of
+
+    sources = sources_of(read_school("default"), kb_root())
+    name = snapshot.key(sources)
+    written = snapshot.prepare(folder, [(name, sources, _load_afresh(sources))])
+    assert [p.name for p in written] == [f"{name}.json", f"{snapshot.POOL}.json", f"{snapshot.FILES}.json"]
+    return name, written[0]
+
+
+def test_a_shipped_school_is_read_first_and_parses_nothing(store, tmp_path, monkeypatch):
+    """A school shipped with the package is read before the user's cache: nothing is parsed or
+    stored, the charts are those of a fresh load, and each file's module is there too."""
+    from liuren_logic.domain import school
+    from liuren_logic.datalog.parser import parse_file
+
+    expected = table()
+    shipped = tmp_path / "shipped"
+    _ship_default(shipped)
+    shutil.rmtree(store)
+    cache._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
+    monkeypatch.setattr(school, "prepared_root", lambda: shipped)
+    monkeypatch.setattr(school, "_load_afresh", lambda sources: pytest.fail("loaded afresh"))
+    assert table() == expected
+    assert snapshots(store) == [] and not any(b'"kb/' in e.read_bytes() for e in entries(store))
+    path = school.kb_root() / "methods" / "zeike.dl"
+    module = school.parsed(path)
+    assert module == parse_file(path, "kb/methods/zeike.dl") and module.lines
+    assert snapshot.shipped_module(shipped, "kb/methods/zeike.dl", path.read_bytes() + b"\n") is None  # other bytes
+
+
+def test_a_damaged_or_forged_shipped_school_is_not_used(store, tmp_path, monkeypatch):
+    """水 and 火 swapped in a shipped school's modules, or a byte cut from its entry: the digest
+    does not match, so the school is loaded afresh and the charts stay right."""
+    from liuren_logic.domain import school
+
+    expected = table()
+    shipped = tmp_path / "shipped"
+    _, entry = _ship_default(shipped)
+    pool = shipped / f"{snapshot.POOL}.json"
+    digest, _, lines = pool.read_bytes().partition(b"\n")
+    intact_pool, intact_entry = pool.read_bytes(), entry.read_bytes()
+    monkeypatch.setattr(school, "prepared_root", lambda: shipped)
+    for damage in (lambda: pool.write_bytes(digest + b"\n" + swap_water_and_fire(lines)),
+                   lambda: entry.write_bytes(intact_entry[:-1])):
+        pool.write_bytes(intact_pool), entry.write_bytes(intact_entry)
+        damage()
+        snapshot._pools.clear(), snapshot._modules.clear(), snapshot._stored.clear(), snapshot._terms.clear()
+        for stored in snapshots(store):
+            stored.unlink()
+        assert table() == expected
+        assert len(snapshots(store)) == 1  # loaded afresh, and stored in the user's cache
+
+
+def test_the_build_step_ships_every_school_a_cast_weighs(tmp_path, monkeypatch):
+    """After tools/build_prepared.py's step, a cast (its disputes: the school with each other reading)
+    with an empty cache parses no file and loads no school afresh, and shows what a fresh load shows."""
+    from liuren_logic.domain import school
+    from liuren_logic.domain.prepared import prepare_schools
+
+    monkeypatch.setenv("LIUREN_CACHE", str(tmp_path / "build"))
+    shipped = tmp_path / "shipped"
+    written = prepare_schools(shipped)
+    assert len(written) > 20  # the default school, one for each other reading, the pool and its files
+    monkeypatch.setenv("LIUREN_CACHE", str(tmp_path / "user"))
+    for memo in ("_memory", "_modules", "_stored", "_terms", "_pools"):
+        monkeypatch.setattr(snapshot, memo, {})
+    monkeypatch.setattr(cache, "_memory", {})
+    monkeypatch.setattr(school, "prepared_root", lambda: shipped)
+    monkeypatch.setattr(school, "_load_afresh", lambda sources: pytest.fail("loaded afresh"))
+    from liuren_logic.datalog import parser
+    from liuren_logic.domain import disputes
+
+    monkeypatch.setattr(parser, "_parse_bytes", lambda data, name: pytest.fail(f"parsed {name}"))
+    monkeypatch.setattr(disputes, "_sessions", {})
+    disputes.module.cache_clear()
+    from liuren_logic import Session
+
+    chart = Session().cast("辛巳", jiang="寅", hour="午")
+    assert disputes._disputes(chart, chart.session.kb.school)  # some reading changes this chart

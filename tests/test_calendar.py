@@ -1,4 +1,4 @@
-"""Tests of liuren_logic.calendar: seed charts, term boundaries, variants, sun, errors, properties."""
+"""Tests of liuren_logic.domain.calendar: seed charts, term boundaries, variants, sun, errors, properties."""
 from __future__ import annotations
 
 import math
@@ -10,10 +10,10 @@ import pytest
 from tyme4py.jd import JulianDay
 from tyme4py.solar import SolarDay, SolarTerm, SolarTime
 
-from liuren_logic.calendar import (
+from liuren_logic.domain.calendar import (
     BRANCHES, STEMS, TERM_NAMES, UTC8, Moment, TermInstant, equation_of_time, moment,
 )
-from liuren_logic.errors import CalendarError, InputError
+from liuren_logic.domain.errors import CalendarError, InputError
 
 CYCLE = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
 SIMPLIFIED = str.maketrans("谷满处惊蛰种", "穀滿處驚蟄種")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.calendar import TERM_NAMES
-from liuren_logic.errors import CalendarError, InputError
+from liuren_logic.domain.calendar import TERM_NAMES
+from liuren_logic.domain.errors import CalendarError, InputError
 from liuren_logic.explain.tree import render
 
 
@@ -18,7 +18,7 @@ def test_first_seed_chart_from_its_date(session):
 
 def test_second_seed_case_written_date_is_a_different_day(session):
     written = session.cast_at("1998-01-05 20:00")
-    assert written.day == "壬子"  # the text's date does not fit its own chart (see cases/README.md)
+    assert written.day == "壬子"  # the text's date does not fit its own chart (see tests/data/cases/README.md)
     chart = session.cast_at("1997-12-31 20:00")
     assert (chart.day, chart.jiang, chart.hour) == ("丁未", "丑", "戌")
     assert chart.sanchuan == "亥戌戌" and chart.method == "八專"

@@ -5,13 +5,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liuren_logic.checker import check, pydatalog_problems, warnings
-from liuren_logic.engine import PyDatalog
-from liuren_logic.errors import KBError
-from liuren_logic.evaluate import Limits, Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.semantics import EvaluationLimit
+from liuren_logic.datalog.checker import check, pydatalog_problems, warnings
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.domain.errors import KBError
+from liuren_logic.datalog.evaluate import Limits, Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 HEADER = """@kind b: 子 丑 寅.
 @kind s: 甲 乙.
@@ -193,7 +193,7 @@ def test_arithmetic_in_a_head_and_a_variable_repeated_only_under_not():
 
 
 def test_a_rule_that_never_ends_stops_the_cast_with_one_line_naming_it(tmp_path, capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     path = tmp_path / "n.dl"
     path.write_text("@pred n(x: int).\nn(0).\nn(X) :- n(Y), X = Y + 1.\n", "utf-8")
@@ -234,7 +234,7 @@ def test_a_join_is_bounded_by_the_bindings_it_would_build_before_building_them()
 
 
 def test_a_product_past_the_bindings_budget_stops_the_cast_in_one_line(tmp_path, capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     path = tmp_path / "p.dl"
     path.write_text("@pred n(x: int).\n@pred one(x: int).\n" + " ".join(f"n({i})." for i in range(300)) +
@@ -248,8 +248,8 @@ def test_a_product_past_the_bindings_budget_stops_the_cast_in_one_line(tmp_path,
 def test_recursive_atoms_come_from_one_pass_over_the_graph_for_every_rule(monkeypatch):
     """kb check near-linear in rules: the groups of mutually recursive relations are found once,
     not a search of the graph per atom (a chain of 10,000 rules took minutes so)."""
-    from liuren_logic import checker
-    from liuren_logic.checker import recursive_atoms
+    from liuren_logic.datalog import checker
+    from liuren_logic.datalog.checker import recursive_atoms
 
     rules = 300
     text = "".join(f"@pred p{i}(x: int).\n" for i in range(rules + 1)) + f"p{rules}(1).\n" + \
@@ -267,7 +267,7 @@ def test_recursive_atoms_come_from_one_pass_over_the_graph_for_every_rule(monkey
 
 
 def test_kb_check_prints_fifty_problems_then_counts_the_rest(tmp_path, capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     path = tmp_path / "many.dl"
     path.write_text("@pred q(x: int).\n" + "".join(f"q({i}, 1).\n" for i in range(60)), "utf-8")

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 
 
 def run(capsys, *argv):
@@ -21,7 +21,7 @@ def run(capsys, *argv):
 def test_a_command_called_as_a_function_leaves_the_collector_as_it_was(capsys, enabled, run_command):
     """The command pauses and freezes the collector while it runs; a caller that goes on gets it back
     as it was, and one that froze objects of its own keeps them frozen."""
-    from liuren_logic import cli
+    from liuren_logic.faces import cli
 
     was = gc.isenabled()
     kept = [object() for _ in range(3)]
@@ -204,7 +204,7 @@ def test_text_written_in_pieces_is_the_text_written_whole():
     """A document written as it is encoded (a long audit's --json) is printable piece by piece and
     ends as a whole text does: standard output always gains a newline (as print), a file only
     where the text lacks one."""
-    from liuren_logic.cli import _printable_pieces, printable
+    from liuren_logic.faces.cli import _printable_pieces, printable
 
     text = "賊剋\x1b[2J\n" + "x" * 10 + "\u202e末"
     for cut in range(len(text) + 1):

@@ -13,16 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from liuren_logic import cli
-from liuren_logic import session as session_module
-from liuren_logic.cli import main
+from liuren_logic.faces import cli
+from liuren_logic.domain import session as session_module
+from liuren_logic.faces.cli import main
 
 CHART = ["--day", "辛巳", "--offset", "3"]
 AUDIT = ["audit", "--vs", "punishment=seed000", "--times", "day"]
 AT = ["cast", "--at", "2020-01-01 12:00", "--tz", "Asia/Shanghai"]
 MINE = '@pred mine(x: branch) zh "{x}" en "{x}".\nmine(子).\n'
 LONG = "/tmp/" + "a" * 300 + "/" + "b" * 300  # a name the system refuses: ENAMETOOLONG
-LIUREN = [sys.executable, "-m", "liuren_logic.cli"]
+LIUREN = [sys.executable, "-m", "liuren_logic.faces.cli"]
 
 
 def run(capsys, *argv):
@@ -107,7 +107,7 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch):
 
 
 def test_an_ascii_terminal_gets_escapes_not_a_traceback(tmp_path):
-    liuren = [sys.executable, "-m", "liuren_logic.cli"]
+    liuren = [sys.executable, "-m", "liuren_logic.faces.cli"]
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
     done = subprocess.run([*liuren, "cast", *CHART], env=env, capture_output=True, text=True, encoding="ascii")
     assert done.returncode == 0 and "\\u" in done.stdout and not done.stderr
@@ -174,7 +174,7 @@ def test_a_derivation_too_deep_to_draw_and_mod_0_are_the_same_one_line_under_bot
                                                                                           monkeypatch, engine):
     """(The pyDatalog engine takes a user's rules as a library call only: the command line refuses them,
     test_pydatalog_refuses_a_users_rules; the library's engines are compared in tests/conformance.py.)"""
-    from liuren_logic import session
+    from liuren_logic.domain import session
 
     (tmp_path / "deep.dl").write_text(DEEP, "utf-8")
     monkeypatch.setattr(session, "_shipped_rules_only", lambda kb: None)
@@ -190,12 +190,12 @@ def test_a_derivation_too_deep_to_draw_and_mod_0_are_the_same_one_line_under_bot
 
 
 def test_a_query_of_the_wrong_arity_is_one_clear_error_under_both_engines():
-    from liuren_logic.checker import check
-    from liuren_logic.engine import PyDatalog
-    from liuren_logic.errors import InputError
-    from liuren_logic.evaluate import Materialisation
-    from liuren_logic.parser import parse
-    from liuren_logic.program import KnowledgeBase
+    from liuren_logic.datalog.checker import check
+    from liuren_logic.datalog.pydatalog_backend import PyDatalog
+    from liuren_logic.domain.errors import InputError
+    from liuren_logic.datalog.evaluate import Materialisation
+    from liuren_logic.datalog.parser import parse
+    from liuren_logic.datalog.program import KnowledgeBase
 
     kb = KnowledgeBase(check([parse(DEEP, "deep.dl")]))
     for engine in (PyDatalog(kb), Materialisation(kb)):
@@ -419,7 +419,7 @@ def test_a_closed_standard_input_with_interactive_prints_the_whole_lesson(capsys
 INTERRUPT_AT = """
 import os, signal, sys
 from importlib.abc import MetaPathFinder
-from liuren_logic.console import run
+from liuren_logic.faces.console import run
 
 WHEN = sys.argv[1]
 
@@ -436,7 +436,7 @@ sys.exit(run())
 """
 
 
-@pytest.mark.parametrize("module", ["liuren_logic.cli", "liuren_logic.session", "liuren_logic.explain.board", "nosuch"])
+@pytest.mark.parametrize("module", ["liuren_logic.faces.cli", "liuren_logic.domain.session", "liuren_logic.explain.board", "nosuch"])
 def test_ctrl_c_at_any_moment_is_one_line_and_status_130(module):
     done = subprocess.run([sys.executable, "-c", INTERRUPT_AT, module], capture_output=True, text=True, timeout=120)
     if module == "nosuch":  # never imported: the chart
@@ -447,7 +447,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_status_130(module):
 
 READY_THEN_RUN = """
 import os, sys
-from liuren_logic.console import run  # as the console script begins
+from liuren_logic.faces.console import run  # as the console script begins
 
 os.write(int(sys.argv[1]), b".")
 sys.argv = ["liuren", *sys.argv[2:]]
@@ -472,7 +472,7 @@ def test_ctrl_c_at_moments_through_the_run_is_one_line_and_status_130():
 
 
 def package_targets() -> list[Path]:
-    from liuren_logic.school import kb_root
+    from liuren_logic.domain.school import kb_root
 
     return [kb_root() / "schools" / "default.toml", kb_root() / "core" / "symbols.dl", Path(cli.__file__),
             kb_root() / "core" / "new.txt"]
@@ -489,7 +489,7 @@ def test_no_file_the_package_ships_is_an_output(capsys, argv, target):
 
 
 def test_the_named_school_stays_a_school_after_an_output_was_refused(capsys):
-    from liuren_logic.school import kb_root
+    from liuren_logic.domain.school import kb_root
 
     run(capsys, "why", "initial", *CHART, "-o", kb_root() / "schools" / "default.toml")
     code, out, _ = run(capsys, "cast", *CHART)
@@ -512,7 +512,7 @@ def test_output_refuses_read_only_files_fifos_devices_and_directories(capsys, tm
 
 
 def test_a_target_is_refused_before_the_work(capsys, monkeypatch):
-    from liuren_logic import audit
+    from liuren_logic.domain import audit
 
     monkeypatch.setattr(audit, "compare", lambda *_, **__: pytest.fail("the audit ran before the refusal"))
     code, _, err = run(capsys, "audit", "--vs", "default", "--times", "day", "--html", "/dev/zero")
@@ -702,7 +702,7 @@ def has_font() -> bool:
 
 
 def test_a_kb_file_past_its_size_is_refused_unread(capsys, tmp_path, monkeypatch):
-    from liuren_logic import school
+    from liuren_logic.domain import school
 
     facts = tmp_path / "facts.dl"
     facts.write_text("@pred e(x: int).\n" + "".join(f"e({i}).\n" for i in range(3000)), "utf-8")
@@ -713,7 +713,7 @@ def test_a_kb_file_past_its_size_is_refused_unread(capsys, tmp_path, monkeypatch
 
 
 def test_the_kb_files_together_are_bounded(capsys, tmp_path, monkeypatch):
-    from liuren_logic import school
+    from liuren_logic.domain import school
 
     monkeypatch.setattr(school, "MAX_KB_TOTAL", 1_000)
     mine = tmp_path / "mine.dl"

@@ -9,9 +9,9 @@ import weakref
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.collector import collected_young, collection_paused
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.passes import ALL, NONE
+from liuren_logic.datalog.collector import collected_young, collection_paused
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.passes import ALL, NONE
 
 from test_engine import planning_facts
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from liuren_logic.errors import InputError
-from liuren_logic.inputs import parse_pillar, parse_symbol
+from liuren_logic.domain.errors import InputError
+from liuren_logic.domain.inputs import parse_pillar, parse_symbol
 
 
 def pairs(session, pred):

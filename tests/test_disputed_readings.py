@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.audit import compare, follows, table_inputs
+from liuren_logic.domain.audit import compare, follows, table_inputs
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from liuren_logic import Session, disputes as D
-from liuren_logic.cli import main
+from liuren_logic import Session
+from liuren_logic.domain import disputes as D
+from liuren_logic.faces.cli import main
 from liuren_logic.explain.board import columns
 
 HOROSA_62 = "2026-06-22 14:00"  # 丁卯 day, 伏吟: 卯子卯 by default, Horosa's users ask for 卯子午

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ci_policy import IN_CI
-from conftest import CASES, CHROMIUM, has_cjk_font, shared_dir
+from conftest import CHROMIUM, has_cjk_font, shared_dir
 
 SKIPPING = """
 import pytest
@@ -33,12 +35,9 @@ def test_a_skip_fails_under_ci_and_only_there(tmp_path):
     assert done.returncode == 0 and "1 skipped" in done.stdout
 
 
+@pytest.mark.skipif(not IN_CI, reason="only CI promises every system package (.ci/run installs them)")
 def test_under_ci_every_system_package_and_the_seed_texts_are_there():
     found = {"Graphviz dot": shutil.which("dot"), "a CJK font": has_cjk_font(), "chromium": CHROMIUM,
              "shared/seeds": shared_dir()}
     missing = [name for name, there in found.items() if not there]
-    assert not (IN_CI and missing), f"under CI these must be installed: {', '.join(missing)}"
-
-
-def test_the_case_files_are_test_data_in_the_repo():
-    assert sorted(p.name for p in CASES.iterdir()) == ["README.md", "seed_cases.json", "zhinan_cases.json", "zhinan_judgements.json"]
+    assert not missing, f"under CI these must be installed: {', '.join(missing)}"

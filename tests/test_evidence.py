@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.cli import main
-from liuren_logic.evidence import against, by_topic
+from liuren_logic.faces.cli import main
+from liuren_logic.domain.evidence import against, by_topic
 
 AGAINST = Path(__file__).parent / "data" / "against"
 

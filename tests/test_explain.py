@@ -23,7 +23,7 @@ import pytest
 
 from conftest import CHROMIUM, has_cjk_font, needs_chromium, needs_cjk_font, needs_dot
 from liuren_logic import Session
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 from liuren_logic.explain import Derivation, lesson, page, picture, svg, tree, view
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -271,9 +271,9 @@ def test_the_readme_snippet_gives_a_networkx_graph_that_graphml_writes_and_reads
 
 
 def test_every_derivation_handed_out_is_a_digraph_with_scalar_attributes(session, charts, initial):
-    from liuren_logic.audit import explain
+    from liuren_logic.domain.audit import explain
     from liuren_logic.explain.contrast import answer
-    from liuren_logic.provenance import arguments, bindings
+    from liuren_logic.datalog.provenance import arguments, bindings
 
     chart, other = charts["xinsi_yin_wu"], Session(readings={"punishment": "seed000"})
     other.cast(*SEEDS["xinsi_yin_wu"])
@@ -292,7 +292,7 @@ def test_every_derivation_handed_out_is_a_digraph_with_scalar_attributes(session
 
 
 def test_the_same_question_writes_the_same_graphml(session, charts, initial):
-    from liuren_logic.provenance import Explainer
+    from liuren_logic.datalog.provenance import Explainer
 
     chart = charts["xinsi_yin_wu"]
     again = Explainer(session.source(chart.id)).why("initial", (chart.id, "午"))
@@ -304,7 +304,7 @@ def test_why_graphml_is_the_json_derivation(capsys):
     import io
     import json
 
-    from liuren_logic.provenance import arguments, bindings
+    from liuren_logic.datalog.provenance import arguments, bindings
 
     chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
     code, out, _ = run(capsys, "why-not", "initial", "丑", *chart, "--format", "graphml")

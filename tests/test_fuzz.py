@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from liuren_logic.cli import main
-from liuren_logic.errors import KBError
+from liuren_logic.faces.cli import main
+from liuren_logic.domain.errors import KBError
 
 pytestmark = pytest.mark.complete
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
@@ -63,7 +63,7 @@ PIECES = st.sampled_from(["@pred ", "@rule ", "@kind ", "p", "q", "(", ")", ",",
 @FUZZ
 @given(st.lists(PIECES, max_size=60).map("".join) | st.text(string.printable + "子丑寅", max_size=200))
 def test_any_text_parses_or_is_a_located_kb_error(text):
-    from liuren_logic.parser import parse
+    from liuren_logic.datalog.parser import parse
 
     try:
         parse(text, "fuzz.dl")
@@ -93,7 +93,7 @@ def test_any_audit_file_is_weighed_or_refused_in_one_line(folder, capsys, entrie
 # The server ----------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def server():
-    from liuren_logic.serve import make_server
+    from liuren_logic.faces.serve import make_server
 
     running = make_server("127.0.0.1", 0, deadline=5.0)
     threading.Thread(target=running.serve_forever, daemon=True).start()

@@ -5,8 +5,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from liuren_logic.calendar import moment
-from liuren_logic.cli import main
+from liuren_logic.domain.calendar import moment
+from liuren_logic.faces.cli import main
 
 PLAIN = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
 

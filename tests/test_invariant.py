@@ -5,7 +5,7 @@ and its lesson runs to the end.
 A reading that leaves a chart without three transmissions is a bug, never an audit result. By
 default the bulk check covers a sample of the 1440 charts (:func:`sample`: one of each method, name
 and day/night of the default school, and every day pillar at one offset, by day and by night);
-``-m complete`` covers all 1440 of each reading (``.ci/run`` runs both). The lesson (tens of
+``-m complete`` covers all 1440 of each reading (an opt-in run). The lesson (tens of
 milliseconds a chart) runs on one chart of each method, name and day/night the reading gives,
 taken among the checked charts whose method, names or 三傳 it changes (all of them for the default
 school), and on a day and a night chart.
@@ -22,10 +22,10 @@ import pytest
 
 from scopes import SCOPES
 from liuren_logic import Session
-from liuren_logic.audit import table_inputs
-from liuren_logic.chart import ChartInput
+from liuren_logic.domain.audit import table_inputs
+from liuren_logic.domain.chart import ChartInput
 from liuren_logic.explain.lesson import lesson_steps
-from liuren_logic.school import kb_root, read_school
+from liuren_logic.domain.school import kb_root, read_school
 
 READINGS = sorted((path.parent.name, path.stem) for path in kb_root().glob("variants/*/*.dl"))
 SCHOOLS = sorted(path.stem for path in kb_root().glob("schools/*.toml"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from scopes import SCOPES
-from liuren_logic.cli import main
-from liuren_logic.errors import InputError
+from liuren_logic.faces.cli import main
+from liuren_logic.domain.errors import InputError
 from liuren_logic.explain.judgement import KIND_ORDER
 
 
@@ -172,7 +172,7 @@ def test_the_board_cites_each_source_by_its_book(capsys, args, lang, books):
     names it, never the source's key (003, 指南卷三)."""
     import re
 
-    from liuren_logic.labels import books as named
+    from liuren_logic.domain.books import books as named
 
     code, out, _ = run(capsys, "cast", *args, "--lang", lang)
     section = " ".join(line.strip() for line in out[out.index("\n斷: " if lang == "zh" else "\nJudgement"):].splitlines())
@@ -391,7 +391,7 @@ def test_the_lesson_reads_the_judgement_as_the_board_does(session, args):
     the verdicts and the 應期, each line ending with its rule and the line of its book."""
     from liuren_logic.explain.judgement import SHOWN, judgement_data
     from liuren_logic.explain.lesson import lesson_steps
-    from liuren_logic.labels import number
+    from liuren_logic.datalog.labels import number
 
     chart = session.cast_many([session.dated_input(args[1], args[3], matter=args[5])])[0]
     data = judgement_data(chart)

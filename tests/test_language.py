@@ -8,8 +8,8 @@ import re
 import pytest
 
 from scopes import SCOPES
-from liuren_logic.cli import main
-from liuren_logic.script import simplified, traditional
+from liuren_logic.faces.cli import main
+from liuren_logic.datalog.script import simplified, traditional
 
 # Characters outside GB2312 that are the same in both scripts (OpenCC leaves them as they are).
 BOTH_SCRIPTS = set("倣剱咥啣泆祇籥粧糢鬬")

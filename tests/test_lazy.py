@@ -9,12 +9,12 @@ import networkx as nx
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.checker import check
-from liuren_logic.evaluate import Limits, Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.provenance import Explainer
-from liuren_logic.semantics import EvaluationLimit
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.evaluate import Limits, Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.provenance import Explainer
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 GROW = ("@pred grow(c: text, n: int).\n"
         "grow(C, 0) :- day(C, _, _).\n"
@@ -79,7 +79,7 @@ def test_a_runaway_rule_stops_every_read_that_needs_it_and_no_other():
 
 
 def test_a_command_showing_the_whole_chart_reports_a_runaway_rule_it_never_shows(tmp_path, capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     path = tmp_path / "grow.dl"
     path.write_text(GROW, "utf-8")

@@ -196,7 +196,7 @@ def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
     steps = lesson.lesson_steps(same)
     assert lesson.compare(steps, same, lesson.lesson_steps(session.cast("辛巳", "寅", "午")), session.cast("辛巳", "寅", "午"))
     assert not any(s.differs for s in steps)
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
     assert main(["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "This lesson follows the reading shehai=shortcut (the school's own: depth)" in out and "[differs: " in out

@@ -5,10 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liuren_logic import parser
-from liuren_logic import syntax as S
-from liuren_logic.errors import KBError
-from liuren_logic.parser import parse
+from liuren_logic.datalog import parser
+from liuren_logic.datalog import syntax as S
+from liuren_logic.domain.errors import KBError
+from liuren_logic.datalog.parser import parse
 
 
 def problem(text: str):
@@ -110,8 +110,8 @@ def test_near_miss_programs_give_clean_errors(text):
 
 
 def test_parsed_files_are_cached_by_their_bytes(tmp_path, monkeypatch):
-    from liuren_logic import cache
-    from liuren_logic.parser import parse_file
+    from liuren_logic.datalog import cache
+    from liuren_logic.datalog.parser import parse_file
 
     monkeypatch.setenv("LIUREN_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(cache, "_memory", {})

@@ -420,7 +420,7 @@ def test_a_month_given_as_a_branch_gives_the_patterns_of_its_pillar(fast):
 
 
 def test_month_branch_and_pillar_on_the_command_line(capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     shown = []
     for month in ("亥", "癸亥"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.errors import InputError
+from liuren_logic.domain.errors import InputError
 
 BRANCHES = "子丑寅卯辰巳午未申酉戌亥"
 ELEMENTS = "木火土金水"
@@ -290,7 +290,7 @@ AT = ["--at", "1998-11-30 12:00", "--tz", "Asia/Shanghai"]
 
 
 def test_the_board_shows_the_querent_strengths_stages_and_marks(capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     assert main(["cast", *AT, "--born", "1970", "--sex", "m"]) == 0
     out = capsys.readouterr().out
@@ -327,7 +327,7 @@ def test_the_board_says_the_querent_in_the_words_of_the_kb_as_the_lesson_does(se
 def test_json_carries_the_practitioners_fields(capsys):
     import json
 
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     assert main(["cast", *AT, "--born", "1970", "--sex", "m", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -351,14 +351,14 @@ def test_json_carries_the_practitioners_fields(capsys):
     (["life_upper", "行年"], "行年午上見天盤寅"), (["day_mark", "日祿"], "辛祿在酉"), (["general_ride", "午"], "神生將"),
 ])
 def test_why_answers_each(capsys, question, expected):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     assert main(["why", *question, *AT, "--born", "1970", "--sex", "m"]) == 0
     assert expected in capsys.readouterr().out
 
 
 def test_why_help_names_the_new_questions(capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     with pytest.raises(SystemExit):
         main(["why", "--help"])

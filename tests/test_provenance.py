@@ -6,12 +6,12 @@ import json
 import networkx as nx
 import pytest
 
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.provenance import Derivable, Explainer, NotDerivable, bindings
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.provenance import Derivable, Explainer, NotDerivable, bindings
 
 LEAVES = {"fact", "compare", "absent"}
 

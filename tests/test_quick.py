@@ -13,7 +13,8 @@ import pytest
 
 PROBE = """
 import sys
-from liuren_logic import engine, school
+from liuren_logic.datalog import pydatalog_backend as engine
+from liuren_logic.domain import school
 def refuse(*_):
     raise AssertionError("the pyDatalog logic was compiled")
 def reparse(*_):
@@ -21,12 +22,12 @@ def reparse(*_):
 engine.PyDatalog._compile = refuse
 if {warm!r}:
     school._load_afresh = reparse
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 code = main({argv!r})
 print(code, ' '.join(sorted(m for m in {watched!r} if m in sys.modules)))
 """
 CHART = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
-WATCHED = ("networkx", "matplotlib", "tyme4py", "lark", "liuren_logic.parser", "pyDatalog")
+WATCHED = ("networkx", "matplotlib", "tyme4py", "lark", "liuren_logic.datalog.parser", "pyDatalog")
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +56,10 @@ def test_a_warm_cast_parses_nothing_and_imports_no_networkx_lark_pydatalog_matpl
                                   ["teach", *CHART], ["table"]])
 def test_no_command_compiles_the_pydatalog_logic_or_parses_on_a_warm_start(argv, cache_dir):
     code, modules = loaded(argv, cache_dir)
-    assert code == 0 and not modules & {"matplotlib", "networkx", "lark", "liuren_logic.parser", "pyDatalog"}
+    assert code == 0 and not modules & {"matplotlib", "networkx", "lark", "liuren_logic.datalog.parser", "pyDatalog"}
 
 
 def test_a_derivation_handed_out_imports_networkx_and_nothing_else_heavy(cache_dir):
     code, modules = loaded(["why", "initial", *CHART, "--format", "graphml"], cache_dir)
     assert code == 0 and "networkx" in modules
-    assert not modules & {"matplotlib", "lark", "liuren_logic.parser", "pyDatalog"}
+    assert not modules & {"matplotlib", "lark", "liuren_logic.datalog.parser", "pyDatalog"}

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 from liuren_logic.explain import quiz
 
 CHART = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]

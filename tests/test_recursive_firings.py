@@ -10,14 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liuren_logic import Session, syntax as S
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.evaluate import Limits, Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.provenance import Explainer
-from liuren_logic.semantics import EvaluationLimit
+from liuren_logic import Session
+from liuren_logic.datalog import syntax as S
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.datalog.evaluate import Limits, Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.provenance import Explainer
+from liuren_logic.datalog.semantics import EvaluationLimit
 
 DOMAIN = ("子", "丑", "寅", "卯")
 # a cycle of three relations (a → p → q → a) with right recursion, a negation and an aggregate
@@ -106,7 +107,7 @@ def test_only_kept_tuples_count_and_firings_found_are_bounded_naming_the_rule():
 def test_a_semi_naive_round_reads_what_is_new_not_the_whole_relation(monkeypatch):
     """A chain's closure: the rows of t read over all rounds stay within a few times t's final size
     (a pass over the whole relation each round would read about a third of the rounds times it)."""
-    from liuren_logic.store import Store
+    from liuren_logic.datalog.store import Store
 
     read = []
 
@@ -128,7 +129,7 @@ def test_a_semi_naive_round_reads_what_is_new_not_the_whole_relation(monkeypatch
 def test_a_round_builds_no_table_again(monkeypatch):
     """t and r recurse through each other and are read through tables: each round adds its new rows
     to the tables (rows put in tables stay within twice the closure; built again each round, 41,480)."""
-    from liuren_logic import store
+    from liuren_logic.datalog import store
 
     built = []
     table = store._table
@@ -150,8 +151,8 @@ def test_a_round_starts_from_few_new_tuples_with_the_same_answers(monkeypatch, f
     few times the firings found; in the rule's own order (the pass off), many times more. The
     relations and the firings found are the same either way. A filter that needs no binding
     (``N = 1``) does not take the new tuples' place at the body's start."""
-    from liuren_logic import operations
-    from liuren_logic.passes import ALL, Passes
+    from liuren_logic.datalog import operations
+    from liuren_logic.datalog.passes import ALL, Passes
 
     edges = 60
     text = ("@pred e(x: int, y: int).\n@pred t(x: int, y: int).\n@pred s(x: int).\n" +
@@ -176,7 +177,7 @@ def test_a_body_started_from_its_new_tuples_joins_each_atom_to_those_before():
     (read right after it, r_load's every row made a binding with each new tuple: 8.6 million in one
     step); a filter still comes right after the atoms that bind its variables. Both engines read a
     round's new tuples in this order (the pyDatalog backend's delta fire relations too)."""
-    from liuren_logic.compiler import read_first
+    from liuren_logic.datalog.passes.delta_first import read_first
 
     kb = load("@pred l(d: int, a: int).\n@pred p(a: int, o: int).\n@pred m(a: int, o: int).\n@pred g(a: int).\n"
               "p(D, O) :- l(D, A), p(A, P), m(P, O), not g(D).\nm(A, O) :- p(A, O).\n")

@@ -10,8 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from liuren_logic.cli import main
-from liuren_logic.jsondata import SCHEMA_VERSION
+from liuren_logic.faces.cli import main
+from liuren_logic.domain.jsondata import SCHEMA_VERSION
 
 CHART = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
 SCHEMAS = {p.name.removesuffix(".schema.json"): json.loads(p.read_text("utf-8"))

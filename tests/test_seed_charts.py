@@ -227,7 +227,7 @@ def test_without_a_month_the_season_is_the_one_the_general_implies(fast):
 
 
 def test_cli_casts_from_pillars_and_refuses_a_bad_one(capsys):
-    from liuren_logic.cli import main
+    from liuren_logic.faces.cli import main
 
     assert main(["cast", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--month", "癸亥", "--year", "戊寅"]) == 0
     assert "太歲" in capsys.readouterr().out                       # a year spirit: the year was given

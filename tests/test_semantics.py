@@ -1,4 +1,4 @@
-"""Both engines mean what liuren_logic.semantics says: random facts mixing numbers and texts,
+"""Both engines mean what liuren_logic.datalog.semantics says: random facts mixing numbers and texts,
 rules with comparisons, arithmetic, aggregates over outer variables (under ``not``, in
 comparisons) and recursion, against a small reference evaluator written from the definitions."""
 from __future__ import annotations
@@ -7,13 +7,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from liuren_logic import syntax as S
-from liuren_logic.checker import check
-from liuren_logic.engine import PyDatalog
-from liuren_logic.evaluate import Materialisation
-from liuren_logic.parser import parse
-from liuren_logic.program import KnowledgeBase
-from liuren_logic.semantics import aggregate, arithmetic, compare, sort_key
+from liuren_logic.datalog import syntax as S
+from liuren_logic.datalog.checker import check
+from liuren_logic.datalog.pydatalog_backend import PyDatalog
+from liuren_logic.datalog.evaluate import Materialisation
+from liuren_logic.datalog.parser import parse
+from liuren_logic.datalog.program import KnowledgeBase
+from liuren_logic.datalog.semantics import aggregate, arithmetic, compare, sort_key
 
 VALUES = (0, 1, 2, -3, "a", "b", "子")
 PROGRAM = """@pred e(x: any, y: any).

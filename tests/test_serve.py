@@ -21,8 +21,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import pytest
 
 from liuren_logic import InputError, Session
-from liuren_logic.cli import main
-from liuren_logic.serve import MAX_QUERY, Sessions, make_server, url_of
+from liuren_logic.faces.cli import main
+from liuren_logic.faces.serve import MAX_QUERY, Sessions, make_server, url_of
 
 
 @pytest.fixture(scope="module")
@@ -380,7 +380,7 @@ def test_a_field_that_starts_with_a_dash_is_a_value_never_an_option(server):
 
 SERVE_IN_FLIGHT = """
 import sys
-from liuren_logic.console import run
+from liuren_logic.faces.console import run
 sys.argv = ["liuren", "serve", "--port", "0", "--quiet"]
 sys.exit(run())
 """
@@ -516,7 +516,7 @@ def test_the_readings_are_offered_by_their_names_not_their_ids(server):
 def test_the_command_lines_notes_go_into_the_answer_not_onto_the_servers_stderr(capfd):
     """A moment with a longitude and latitude the school ignores, and no zone: the command line warns on
     stderr; the app says so on the board, in the page's language, and writes nothing on its stderr."""
-    from liuren_logic.serve import App
+    from liuren_logic.faces.serve import App
 
     app, moment = App(), {"at": "1998-11-30 12:00", "longitude": "116.4", "latitude": "39.9"}
     capfd.readouterr()

@@ -117,7 +117,7 @@ UNCITED = {
 
 
 def _key_terms(rule) -> set[str]:
-    from liuren_logic import syntax as S
+    from liuren_logic.datalog import syntax as S
 
     cjk = re.compile(r"[\u3400-\u9fff]")
     names = [str(a.value) for a in rule.head.args if isinstance(a, S.Const) and cjk.search(str(a.value))]
@@ -156,7 +156,7 @@ def test_every_cited_book_has_its_name_and_a_row_in_docs_sources(session):
     """Output names the book (《福山堂》, not 000): each source key has a name, and docs/sources.md a row."""
     from pathlib import Path
 
-    from liuren_logic.labels import books, cite
+    from liuren_logic.domain.books import books, cite
 
     table = Path(__file__).parent.parent / "docs" / "sources.md"
     rows = {line.split("|")[1].strip(): line for line in table.read_text("utf-8").splitlines() if line.startswith("| ")}
@@ -167,3 +167,17 @@ def test_every_cited_book_has_its_name_and_a_row_in_docs_sources(session):
         assert zh.startswith("《") and zh in rows[key] and en.startswith(zh.split("》")[0])
         assert cite(f"{key}: 某句", "zh") == f"{zh}：某句"
     assert books()["000"][0] == "《福山堂》" and books()["003"][0] == "《註解大六壬指南》卷十六"
+
+
+def test_the_rule_counts_of_docs_sources_are_the_kbs():
+    """docs/sources.md's last column counts the ``source`` lines of kb/ (every reading) citing each key."""
+    from collections import Counter
+    from pathlib import Path
+
+    checkout = Path(__file__).parent.parent
+    cited = Counter(m.group(1) for path in (checkout / "kb").rglob("*.dl")
+                    for m in re.finditer(r'\bsource "([^:"]+):', path.read_text("utf-8")))
+    rows = [line.split(" | ") for line in (checkout / "docs" / "sources.md").read_text("utf-8").splitlines()
+            if line.startswith("| ") and not line.startswith("| key")]
+    table = {cells[0][2:].strip(): int(cells[-1].rstrip(" |")) for cells in rows if cells[-1].rstrip(" |").isdigit()}
+    assert table == dict(cited)

@@ -310,7 +310,7 @@ def test_a_bare_month_branch_gives_the_pillars_season(session, branch, stem):
 
 def test_session_kb_takes_no_facts_beside_a_cast(session):
     """A fact added to session.kb would reach pyDatalog and not the chart's batch: it is refused."""
-    from liuren_logic.errors import InputError
+    from liuren_logic.domain.errors import InputError
 
     chart = session.cast("辛巳", "子", "辰")
     with pytest.raises(InputError, match="read-only"):

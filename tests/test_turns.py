@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from liuren_logic.turns import Busy, Late, Turns, in_time
+from liuren_logic.domain.turns import Busy, Late, Turns, in_time
 
 
 @pytest.fixture

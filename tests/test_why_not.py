@@ -7,13 +7,13 @@ import networkx as nx
 import pytest
 
 from scopes import SCOPES
-from liuren_logic.cli import main
+from liuren_logic.faces.cli import main
 from liuren_logic.explain.contrast import answer
-from liuren_logic.inputs import members
-from liuren_logic.labels import ASIDE
+from liuren_logic.domain.inputs import members
+from liuren_logic.datalog.labels import ASIDE
 
 
-RULE_ID = re.compile(r"(?<![/\w])[a-z_]+\.[a-z_0-9]+(?!\w)", re.ASCII)  # fuyin.final_clash; not docs/x.md
+RULE_ID = re.compile(r"(?<![/\w])[a-z_]+\.[a-z_0-9]+(?!\w)", re.ASCII)  # fuyin.final_clash; not a path's x.md
 
 
 def says_rule(rule, lang: str, text: str) -> bool:
@@ -194,7 +194,7 @@ def test_every_name_of_every_kind_on_50_charts_names_its_defining_rule(session, 
     from pathlib import Path
 
     from liuren_logic.explain.named import COVERAGE
-    from liuren_logic.provenance import Derivable
+    from liuren_logic.datalog.provenance import Derivable
 
     charts = session.table(True)[::29][:25] + session.table(False)[14::29][:25]
     assert len(charts) == 50

@@ -26,7 +26,7 @@ for exe in dot chromium chromium-browser chromedriver; do
   path=$(command -v "$exe") && mount --bind /dev/null "$(readlink -f "$path")"
 done
 for dir in "$@"; do mount -t tmpfs tmpfs "$dir"; done
-export MPLCONFIGDIR=$work/mplconfig HOME=$work/home XDG_CACHE_HOME=$work/home/.cache
+export MPLCONFIGDIR=$work/mplconfig HOME=$work/user XDG_CACHE_HOME=$work/user/.cache
 mkdir -p "$MPLCONFIGDIR" "$HOME"
 fail=0
 check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; fail=1; fi; }
@@ -34,7 +34,7 @@ check() { local what=$1; shift; if "$@"; then echo "ok: $what"; else echo "FAILE
 cd "$work/liuren-logic"
 echo "which dot chromium chromedriver: '$(which dot chromium chromedriver)'"
 echo "fc-list :lang=zh: $(fc-list :lang=zh | wc -l) fonts"
-check "no shared/ beside the clone" bash -c '! ls -d ../shared /tmp/shared /shared 2>/dev/null'
+check "no shared/ beside the clone" bash -c 'for dir in .. /tmp ""; do [ ! -e "$dir/shared" ] || exit 1; done'
 check "no system tools (shutil.which)" python3 -c 'import shutil, sys; sys.exit(any(map(shutil.which, ("dot", "chromium", "chromedriver"))))'
 check "no CJK font for fontconfig" bash -c '[ -z "$(fc-list :lang=zh)" ]'
 

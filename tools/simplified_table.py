@@ -1,4 +1,4 @@
-"""Complete liuren_logic/data/simplified.txt from OpenCC's character table.
+"""Complete liuren_logic/datalog/simplified.txt from OpenCC's character table.
 
     python tools/simplified_table.py PATH/TO/TSCharacters.txt
 
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TABLE = ROOT / "liuren_logic" / "data" / "simplified.txt"
+TABLE = ROOT / "liuren_logic" / "datalog" / "simplified.txt"
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 

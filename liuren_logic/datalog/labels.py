@@ -1,0 +1,79 @@
+"""Label templates: ``"{U}剋{L}"`` filled with a rule's bindings or a predicate's arguments.
+
+Slots are plain names in braces; nothing else in a template is interpreted, so a
+label from a user's KB file stays text.
+"""
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+_SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+NUMERALS = "一二三四五六七八九十"
+
+# What an unbound slot reads (a why-not asks about any value there).
+ANY = {"zh": "某", "en": "any"}
+
+
+def number(n: int, lang: str) -> str:
+    """``number(11, "zh")`` → ``'十一'``; in English the digits."""
+    if lang != "zh" or not 0 <= n < 100:
+        return str(n)
+    if n == 0:
+        return "零"
+    tens, ones = divmod(n, 10)
+    head = "" if tens == 0 else ("十" if tens == 1 else NUMERALS[tens - 1] + "十")
+    return head + (NUMERALS[ones - 1] if ones else "")
+
+
+ASIDE = re.compile(r"（\{(\w+)\}）| \(\{(\w+)\}\)")  # 「（{a}）」, " ({a})"
+
+
+def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], lang: str = "en") -> str:
+    """Fill a template's slots; an unbound slot reads ``missing`` (default ``any``); numbers in ``lang``.
+
+    >>> fill("{a}沖{b}", {"a": "子", "b": "午"})
+    '子沖午'
+    >>> fill("第{N}課", {"N": None}, ANY["zh"])
+    '第某課'
+    >>> fill("第{N}課", {"N": 3}, lang="zh")
+    '第三課'
+
+    A slot that stands alone in brackets is an aside: unbound, it is left out with them.
+
+    >>> fill("斷：{v}（{a}）", {"v": "晴", "a": None}, ANY["zh"])
+    '斷：晴'
+    """
+    template = ASIDE.sub(lambda m: "" if values.get(m.group(1) or m.group(2)) is None else m.group(0), template)
+
+    def value(match: re.Match) -> str:
+        found = values.get(match.group(1))
+        if found is None:
+            return missing
+        return number(found, lang) if isinstance(found, int) and not isinstance(found, bool) else str(found)
+
+    filled = _SLOT.sub(value, template)
+    return agree(filled) if lang == "en" and 1 in values.values() else filled
+
+
+_ONE_ARE = re.compile(r"\bare 1 ")
+_ONE_PLURAL = re.compile(r"\b1 ((?:\S+ )?)(?!does\b)([a-z]{2,}[^s])s\b")
+
+
+def agree(text: str) -> str:
+    """English number agreement after a count of one: 'there are 1 candidates' → 'there is 1 candidate'.
+
+    >>> agree("there are 1 candidates; heaven turns 1 places; 1 遙剋 candidates; 1 has")
+    'there is 1 candidate; heaven turns 1 place; 1 遙剋 candidate; 1 has'
+    """
+    return _ONE_PLURAL.sub(r"1 \1\2", _ONE_ARE.sub("is 1 ", text))
+
+
+def atom_label(decl, args, lang: str) -> str:
+    """A predicate's label for these arguments, or '' when it has none in that language."""
+    template = decl.label(lang) if decl is not None else ""
+    if not template:
+        return ""
+    return fill(template, {name: value for (name, _), value in zip(decl.params, args)}, ANY[lang], lang)
