@@ -663,7 +663,7 @@ def test_an_anonymous_variable_in_a_why_atom_matches_any_value(capsys):
 
 
 def test_teach_quiz_with_standard_input_closed_is_one_line():
-    done = shell(f"$liuren teach --quiz --seed 1 <&-")
+    done = shell("$liuren teach --quiz --seed 1 <&-")
     assert done.returncode == 2 and done.stderr == ("liuren: teach --quiz reads its answers from standard input, "
                                                     "which is closed; run it at a terminal or give the answers on "
                                                     "standard input\n")

@@ -358,7 +358,7 @@ def test_a_client_that_leaves_is_one_line_in_the_log_never_a_traceback(capfd):
 
 def test_the_absolute_form_for_another_host_is_refused_like_a_wrong_host(server):
     port = urllib.parse.urlsplit(server).port
-    for target, status in ((f"http://evil.example/api/readings?lang=en", 421),
+    for target, status in (("http://evil.example/api/readings?lang=en", 421),
                            (f"http://evil.example:{port}/api/readings?lang=en", 421),
                            (f"http://127.0.0.1:{port}/api/readings?lang=en", 200)):
         with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
