@@ -28,6 +28,7 @@ comparison) is red and dashed.
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 from collections import deque
@@ -96,8 +97,22 @@ def wrap(text: str, width: int = WRAP) -> list[str]:
     return lines + [line] if line else lines
 
 
+# Characters XML 1.0 does not allow (an SVG holding one is not XML): C0 controls but tab and line
+# breaks, lone surrogates (a non-UTF-8 file name read with surrogateescape), U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def drawable(text: str) -> str:
+    """``text`` with the characters no SVG may hold written as ``\\uXXXX``."""
+    return _NOT_XML.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def node_lines(attrs: dict, lang: str = "zh") -> list[str]:
-    """What a node says in a picture, line by line."""
+    """What a node says in a picture, line by line (every character one an SVG may hold)."""
+    return [drawable(str(line)) for line in _said(attrs, lang)]
+
+
+def _said(attrs: dict, lang: str) -> list[str]:
     kind = attrs.get("kind", "atom")
     label = attrs.get(lang) or ""
     mark = MARKS.get(kind, "")
@@ -122,10 +137,11 @@ def node_lines(attrs: dict, lang: str = "zh") -> list[str]:
 
 
 def tooltip(attrs: dict, lang: str) -> str:
-    """What hovering a node shows: its label; the atom or rule step and its KB file under ``--ids``."""
+    """What hovering a node shows: its label; the atom or rule step and its KB file under ``--ids``
+    (every character one an SVG may hold)."""
     if not ids_shown():
-        return attrs.get(lang) or attrs.get("text", "")
-    return attrs.get("text", "") + (f"  [{attrs['where']}]" if attrs.get("where") else "")
+        return drawable(attrs.get(lang) or attrs.get("text", ""))
+    return drawable(attrs.get("text", "") + (f"  [{attrs['where']}]" if attrs.get("where") else ""))
 
 
 def node_style(attrs: dict, styles: Optional[dict] = None) -> dict:
@@ -179,7 +195,7 @@ def to_dot(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = No
            edge_styles: Optional[dict] = None, font: str = FONT) -> str:
     """The graph as DOT text (opaque ids, ``label`` attributes, styles by kind)."""
     ids = {node: f"n{i}" for i, node in enumerate(walk_order(graph))}
-    question = str(graph.graph.get("question", "")).replace("\n", " ")
+    question = drawable(str(graph.graph.get("question", "")).replace("\n", " "))
     lines = ["digraph derivation {"] + ([f"  // {question}"] if question else [])
     lines += [f"  graph [{_attrs({**GRAPH_ATTRS, 'fontname': font})}];",
               f"  node [{_attrs({'fontname': font, 'fontsize': '11', 'margin': '0.12,0.06'})}];",

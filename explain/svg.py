@@ -15,7 +15,7 @@ import networkx as nx
 
 from liuren_logic.datalog.labels import ids_shown
 
-from .picture import FONT_FAMILY, edge_style, layered_layout, node_lines, node_style, tooltip
+from .picture import FONT_FAMILY, drawable, edge_style, layered_layout, node_lines, node_style, tooltip
 
 SCALE = 80  # SVG units (px) per inch of the layout
 FONT_SIZE = 11  # px; a CJK character is one em wide, two layout columns (LAYOUT["char"] × 2 × SCALE)
@@ -75,7 +75,7 @@ def draw_svg(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = 
     nodes = [_node(graph.nodes[n], texts[n], centre[n], box[n], node_styles, lang) for n in sorted(graph, key=centre.get)]
     w, h = width * SCALE, height * SCALE
     root = graph.nodes[graph.graph["root"]] if graph.graph.get("root") in graph else {}
-    question = escape(str(graph.graph.get("question", "")) if ids_shown() or not root else tooltip(root, lang))
+    question = escape(drawable(str(graph.graph.get("question", ""))) if ids_shown() or not root else tooltip(root, lang))
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}px" height="{h:.0f}px" '
             f'viewBox="0 0 {w:.1f} {h:.1f}" font-family={quoteattr(FONT_FAMILY)} font-size="{FONT_SIZE}">\n'

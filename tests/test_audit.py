@@ -248,8 +248,12 @@ def test_an_inputs_signature_is_its_facts_without_the_chart_id(readings):
     """What an audit compares inputs by (their signatures, written without the calendar's reasons)
     is what they are cast from: their facts, each without the chart id."""
     session = Session(readings=readings)
-    inputs = [session.dated_input("2024-03-01 12:00", longitude=116.4, latitude=39.9, born=1970, sex="f"),
-              session.offset_input("辛巳", 8, born=1931, sex="m")]
+    inputs = [session.dated_input("2024-03-01 12:00", longitude=116.4, latitude=39.9, born=1970, sex="f")]
+    if readings:  # the sun needs a moment: a chart from pillars is refused (issue 40)
+        with pytest.raises(InputError, match="daynight=sun judges by the sun at a moment"):
+            session.offset_input("辛巳", 8, born=1931, sex="m")
+    else:
+        inputs.append(session.offset_input("辛巳", 8, born=1931, sex="m"))
     for chart_input in inputs:
         facts = chart_input.facts()
         assert chart_input.signature() == tuple((pred, args[1:]) for pred, args, _ in facts)

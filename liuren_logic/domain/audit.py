@@ -270,9 +270,12 @@ def follows(sessions: Sequence[Session], cases: Sequence[dict]) -> list[CaseVerd
         day, jiang, hour, book = (case[name] for name in CASE_FIELDS)
         book = "".join(book)
         try:
-            answers = {s.name: s.cast(day, jiang, hour).sanchuan for s in sessions}
+            charts = {s.name: s.cast(day, jiang, hour) for s in sessions}
         except InputError as error:
             raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
+        answers = {name: chart.sanchuan for name, chart in charts.items()}
+        for chart in charts.values():  # read: let go, so that memory does not grow with the cases
+            chart.session.forget([chart.id])
         label = f"{case.get('seq', len(verdicts) + 1)} {day} {jiang}將{hour}時"
         verdicts.append(CaseVerdict(label, book, answers, tuple(n for n, a in answers.items() if a == book)))
     return verdicts

@@ -134,6 +134,7 @@ def _disputes(chart: "Chart", school) -> list[Dispute]:
         if other is None:
             continue
         theirs = conclusions(other)
+        other.session.forget([other.id])  # read once: kept, every chart would stay in every other reading's session
         for key in CONCLUSIONS:
             if key in mine and mine[key] != theirs.get(key):
                 found.append(_dispute(key, mine[key], theirs.get(key), topic, reading))
@@ -160,16 +161,21 @@ def other_readings(school) -> Iterator[tuple[str, str]]:
                 yield topic, path.stem
 
 
-_sessions: dict[str, "Session"] = {}  # a school with one reading swapped → its session, kept for the process
+KEPT_SESSIONS = 24  # sessions of a school with a reading swapped kept (each about 4 MB without its charts)
+_sessions: dict[tuple, "Session"] = {}  # (school, engine) → its session, in the order of their last use
 
 
 def session_under(session: "Session", school) -> "Session":
-    """A session of ``school`` (the session's school with a reading swapped) on the same engine, kept."""
+    """A session of ``school`` (the session's school with a reading swapped) on the same engine,
+    kept among the :data:`KEPT_SESSIONS` used last."""
     from .session import Session
 
-    if school.name not in _sessions:
-        _sessions[school.name] = Session(school, engine=session.engine)
-    return _sessions[school.name]
+    key = (school.name, session.engine)
+    kept = _sessions.pop(key, None) or Session(school, engine=session.engine)
+    _sessions[key] = kept  # the most recently used last
+    while len(_sessions) > KEPT_SESSIONS:
+        del _sessions[next(iter(_sessions))]
+    return kept
 
 
 def _cast_under(chart: "Chart", school) -> "Chart | None":

@@ -10,22 +10,24 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
 from .disputes import names, reading_name, session_under
 from .errors import InputError
 from .inputs import parse_symbol
 from .jsondata import document
 from ..datalog.labels import ids_shown, with_id
-from .school import CALENDAR_READINGS, kb_root
+from .school import CALENDAR_READINGS, MOMENT_READINGS, kb_root
 
 
 def readings(session) -> list[tuple[str, str]]:
-    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic."""
+    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic
+    (but those only a moment decides: the cases are cast from pillars)."""
     school = session.kb.school
     found = []
     for topic in sorted(t for t in school.readings if t not in CALENDAR_READINGS):
-        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl") if p.stem != school.readings[topic])
+        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl")
+                        if p.stem != school.readings[topic] and (topic, p.stem) not in MOMENT_READINGS)
         found += [(topic, school.readings[topic])] + [(topic, r) for r in others]
     return found
 
@@ -86,9 +88,11 @@ class TopicVerdict:
 
 
 def _case_input(session, number: int, case) -> tuple[str, object]:
+    book = case.get("sanchuan") if isinstance(case, dict) else None
     if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("day", "yuejiang", "hour")) \
-            or not isinstance(case.get("sanchuan"), (str, list)):
-        raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan")
+            or not (isinstance(book, str) or isinstance(book, list) and all(isinstance(b, str) for b in book)):
+        raise InputError(f"case {number}: expected an object with day, yuejiang, hour (text) and sanchuan "
+                         "(text, or a list of text)")
     label = f"{case.get('seq', number)} {case['day']} {case['yuejiang']}將{case['hour']}時"
     try:
         return label, session.chart_input(case["day"], case["yuejiang"], case["hour"])
@@ -96,26 +100,47 @@ def _case_input(session, number: int, case) -> tuple[str, object]:
         raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
 
 
+BATCH = 240  # cases or answers cast together; each batch's charts are let go before the next is cast
+
+
+def _batches(items: Sequence) -> Iterator[range]:
+    """The positions of ``items``, :data:`BATCH` at a time."""
+    return (range(start, min(start + BATCH, len(items))) for start in range(0, len(items), BATCH))
+
+
 def by_topic(session, cases: Sequence[dict]) -> list[TopicVerdict]:
-    """For every disputed topic, each shipped reading's agreement with the cases' 三傳; topics in order."""
+    """For every disputed topic, each shipped reading's agreement with the cases' 三傳; topics in order.
+    The cases are cast a batch at a time and let go, but for those that decide (their charts are shown)."""
     inputs = [_case_input(session, n, c) for n, c in enumerate(cases, 1)]
     books = ["".join(c["sanchuan"]) for c in cases]
-    charts: dict[tuple, list] = {}
-    for topic, reading in readings(session):
-        under = _session(session, topic, reading)
-        charts[topic, reading] = under.cast_many([i for _, i in inputs])
-    verdicts = {}
-    for (topic, reading), cast in charts.items():
-        verdict = verdicts.setdefault(topic, TopicVerdict(topic, {}))
-        verdict.agree[reading] = sum(c.sanchuan == book for c, book in zip(cast, books))
-    for verdict in verdicts.values():
-        mine = [r for t, r in charts if t == verdict.topic]
-        for k, ((label, _), book) in enumerate(zip(inputs, books)):
-            here = {r: charts[verdict.topic, r][k] for r in mine}
-            answers = {r: c.sanchuan for r, c in here.items()}
-            if len(set(answers.values())) > 1 and book in answers.values():
-                verdict.deciding.append(Deciding(label, book, answers, here))
+    verdicts: dict[str, TopicVerdict] = {}
+    for batch in _batches(inputs):
+        charts: dict[tuple, list] = {}
+        for topic, reading in readings(session):
+            charts[topic, reading] = _session(session, topic, reading).cast_many([inputs[k][1] for k in batch])
+            verdict = verdicts.setdefault(topic, TopicVerdict(topic, {}))
+            agree = sum(c.sanchuan == books[k] for c, k in zip(charts[topic, reading], batch))
+            verdict.agree[reading] = verdict.agree.get(reading, 0) + agree
+        kept = set()
+        for verdict in verdicts.values():
+            mine = [r for t, r in charts if t == verdict.topic]
+            for i, k in enumerate(batch):
+                here = {r: charts[verdict.topic, r][i] for r in mine}
+                answers = {r: c.sanchuan for r, c in here.items()}
+                if len(set(answers.values())) > 1 and books[k] in answers.values():
+                    verdict.deciding.append(Deciding(inputs[k][0], books[k], answers, here))
+                    kept |= {id(c) for c in here.values()}
+        _let_go(c for cast in charts.values() for c in cast if id(c) not in kept)
     return list(verdicts.values())
+
+
+def _let_go(charts: Iterable) -> None:
+    """Forget these charts in their sessions (an audit's batch, read)."""
+    by_session: dict[int, tuple] = {}
+    for chart in charts:
+        by_session.setdefault(id(chart.session), (chart.session, []))[1].append(chart.id)
+    for session, ids in by_session.values():
+        session.forget(ids)
 
 
 TOPICS_TEXT = {
@@ -326,22 +351,27 @@ def _conclusions(chart, fields) -> dict:
 
 
 def against(session, entries: Sequence[dict]) -> tuple[int, list[Difference]]:
-    """How many answers agree with the school, and each that does not, with the readings that give it."""
+    """How many answers agree with the school, and each that does not, with the readings that give it.
+    The answers are cast a batch at a time and let go: memory does not grow with their number."""
     asked = [_answer_input(session, n, e) for n, e in enumerate(entries, 1)]
-    mine = session.cast_many([i for i, _ in asked])
-    differ = [k for k, (chart, (_, stated)) in enumerate(zip(mine, asked)) if _conclusions(chart, stated) != stated]
-    found = defaultdict(list)
-    for topic, reading in readings(session):
-        if session.kb.school.readings[topic] == reading or not differ:
-            continue
-        under = _session(session, topic, reading)
-        for k, chart in zip(differ, under.cast_many([asked[k][0] for k in differ])):
-            if _conclusions(chart, asked[k][1]) == asked[k][1]:
-                found[k].append((topic, reading))
-    differences = [Difference(k + 1, mine[k].id, mine[k].day, mine[k].jiang, mine[k].hour, mine[k].offset,
-                              mine[k].method or "—", _conclusions(mine[k], asked[k][1]), asked[k][1], found[k])
-                   for k in differ]
-    return len(entries) - len(differ), differences
+    differences = []
+    for batch in _batches(asked):
+        mine = dict(zip(batch, session.cast_many([asked[k][0] for k in batch])))
+        differ = [k for k in batch if _conclusions(mine[k], asked[k][1]) != asked[k][1]]
+        found = defaultdict(list)
+        for topic, reading in readings(session):
+            if session.kb.school.readings[topic] == reading or not differ:
+                continue
+            under = _session(session, topic, reading).cast_many([asked[k][0] for k in differ])
+            for k, chart in zip(differ, under):
+                if _conclusions(chart, asked[k][1]) == asked[k][1]:
+                    found[k].append((topic, reading))
+            _let_go(under)
+        differences += [Difference(k + 1, mine[k].id, mine[k].day, mine[k].jiang, mine[k].hour, mine[k].offset,
+                                   mine[k].method or "—", _conclusions(mine[k], asked[k][1]), asked[k][1], found[k])
+                        for k in differ]
+        _let_go(mine.values())
+    return len(entries) - len(differences), differences
 
 
 def _by_method(differences: Sequence[Difference]) -> dict[str, list]:

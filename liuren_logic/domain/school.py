@@ -32,7 +32,11 @@ from .errors import InputError, KBError
 _schools: dict[str, dict] = {}  # entry name → a school file's data (_school_data)
 DEFAULT = "default"  # the school that supplies what another school leaves out
 # Readings the calendar applies (not KB files): topic → the readings it knows.
+MAX_KB_FILE = 4 * 2**20  # bytes of one KB file: the largest shipped holds 48 KB; 4 MB of facts load in ~11 s, 440 MB
+MAX_KB_TOTAL = 6 * 2**20  # bytes of the files of one knowledge base, the school's and the user's
 CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "true_solar")}
+# Readings that only a moment can decide: a chart cast from pillars has no sun to judge by.
+MOMENT_READINGS = {("daynight", "sun")}
 
 
 def kb_root() -> Path:
@@ -191,7 +195,14 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
     A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead: as the
     package shipped it (a packaged school, :mod:`.prepared`), or from the user's cache."""
     root = root or kb_root()
-    sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
+    sources, total = [], 0
+    for path in paths:
+        data = _read_kb_file(path, root)
+        total += len(data)
+        if total > MAX_KB_TOTAL:
+            raise InputError(f"KB file {display_path(path, root)}: the KB files read together pass "
+                             f"{MAX_KB_TOTAL:,} bytes, the limit of one knowledge base")
+        sources.append((display_path(path, root), data))
     loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources), prepared_root())
     return KnowledgeBase(loaded.prepared.program, name, school, loaded.prepared, loaded.static)
 
@@ -209,13 +220,33 @@ def is_file(path: Path, what: str) -> bool:
         raise InputError(f"{what}: cannot read {path}: {error.strerror or error}") from None
 
 
+def file_kind(mode: int) -> str:
+    """What a file's mode says it is, in words."""
+    for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "some other kind of file"
+
+
 def _read_kb_file(path: Path, root: Path) -> bytes:
+    """The bytes of a KB file: a regular file of at most :data:`MAX_KB_FILE` bytes (refused unread
+    when larger, or when it is a directory, a FIFO or a device: each named)."""
+    shown = display_path(path, root)
     if not is_file(path, "KB file"):
-        raise InputError(f"no KB file {display_path(path, root)}")
+        try:
+            kind = file_kind(os.stat(path).st_mode)
+        except (OSError, ValueError):  # missing, or a link that loops
+            raise InputError(f"no KB file {shown}") from None
+        raise InputError(f"KB file {shown} is {kind}, not a file of rules and facts")
     try:
-        return path.read_bytes()
+        size = os.stat(path).st_size
+        data = path.read_bytes() if size <= MAX_KB_FILE else b""
     except OSError as error:  # unreadable (permissions, a disk error)
-        raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
+        raise InputError(f"cannot read KB file {shown}: {error.strerror or error}") from None
+    if max(size, len(data)) > MAX_KB_FILE:  # (read only when it was within the bound when asked)
+        raise InputError(f"KB file {shown} is larger than {MAX_KB_FILE:,} bytes, the limit of one KB file")
+    return data
 
 
 def sources_of(school: School, root: Path) -> list[tuple[str, bytes]]:
