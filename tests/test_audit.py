@@ -10,7 +10,8 @@ from functools import partial
 import pytest
 
 from liuren_logic import Session
-from liuren_logic.domain.audit import compare, explain, follows, moments, render_cases, render_text
+from liuren_logic.domain.audit import compare, explain, follows, moments
+from liuren_logic.explain.audit_text import render_cases, render_text
 from liuren_logic.datalog.collector import collection_paused
 from liuren_logic.domain.errors import InputError, KBError
 

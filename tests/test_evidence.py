@@ -13,6 +13,7 @@ import pytest
 from liuren_logic import Session
 from liuren_logic.faces.cli import main
 from liuren_logic.domain.evidence import against, by_topic
+from liuren_logic.explain.evidence_view import parting
 
 AGAINST = Path(__file__).parent / "data" / "against"
 
@@ -26,13 +27,13 @@ def test_a_deciding_case_shows_where_the_two_derivations_part(default, zhinan_ca
     """Each deciding case carries, per reading, the steps of its lesson that the readings state
     differently, up to the first transmission they part on: in the lesson's words, not both lessons whole."""
     verdicts = {v.topic: v for v in by_topic(default, [c for c in zhinan_cases if c["seq"] in (11, 37, 67)])}
-    case37 = {r: dict(steps) for r, steps in verdicts["shehai_biyong"].deciding[0].steps("zh").items()}
+    case37 = {r: dict(steps) for r, steps in parting(verdicts["shehai_biyong"].deciding[0], "zh").items()}
     assert list(case37["none"]) == list(case37["daquan"]) == ["定法", "取用", "初傳"]
     assert "依涉害法亥發用" in case37["none"]["取用"] and "依比用法巳發用" in case37["daquan"]["取用"]
     assert "比用格，巳發用" in case37["daquan"]["初傳"]
-    case67 = verdicts["shehai"].deciding[0].steps("en")
+    case67 = parting(verdicts["shehai"].deciding[0], "en")
     assert set(case67) == {"depth", "shortcut"} and case67["depth"] != case67["shortcut"]
-    case11 = {r: dict(steps) for r, steps in verdicts["fuyin_final"].deciding[0].steps("zh").items()}
+    case11 = {r: dict(steps) for r, steps in parting(verdicts["fuyin_final"].deciding[0], "zh").items()}
     assert list(case11["clash"]) == ["中傳、末傳"]  # the initial, the same under both, is not shown
     assert "卯為末傳" in case11["punish_back"]["中傳、末傳"] and "改取子之沖午" in case11["clash"]["中傳、末傳"]
 

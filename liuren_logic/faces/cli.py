@@ -647,9 +647,10 @@ def cmd_audit(args) -> int:
                                                  for c, gs in explained.items()}}
         _json(document("audit", data), args)
     else:
+        from ..explain.audit_text import render_text
         from ..explain.tree import render
 
-        text = A.render_text(audit, args.limit, args.lang)
+        text = render_text(audit, args.limit, args.lang)
         for chart_id, graphs in explained.items():
             for reading, graph in graphs.items():
                 question = graph.graph.get("question", "")
@@ -713,7 +714,8 @@ def _json_list(path: Path, option: str) -> list:
 
 
 def _audit_cases(args, sessions) -> int:
-    from ..domain.audit import follows, render_cases
+    from ..domain.audit import follows
+    from ..explain.audit_text import render_cases
 
     verdicts = follows(sessions, _json_list(args.cases, "--cases"))
     if args.json:
@@ -723,7 +725,7 @@ def _audit_cases(args, sessions) -> int:
     else:
         _emit(render_cases(verdicts, args.lang), args)
     if args.html is not None:
-        from ..domain.evidence import cases_html
+        from ..explain.evidence_view import cases_html
 
         _write(cases_html(verdicts), argparse.Namespace(**{**vars(args), "output": args.html}), sessions, "--html")
     return 0
@@ -733,6 +735,7 @@ def _audit_evidence(args) -> int:
     """``audit --cases FILE`` without --vs: every topic's readings against the cases; ``audit --against
     FILE``: another caster's answers, each difference with the shipped readings that give it."""
     from ..domain import evidence as E
+    from ..explain import evidence_view as V
 
     if args.against is not None and args.cases is not None:
         raise InputError("give --cases or --against, not both")
@@ -740,21 +743,21 @@ def _audit_evidence(args) -> int:
     if args.against is not None:
         agreed, differences = E.against(session, _json_list(args.against, "--against"))
         if args.json:
-            _json(E.against_document(session.name, agreed, differences, args.lang), args)
+            _json(V.against_document(session.name, agreed, differences, args.lang), args)
         else:
-            _emit(E.render_against(agreed, differences, args.lang), args)
+            _emit(V.render_against(agreed, differences, args.lang), args)
         if args.html is not None:
-            _write(E.against_html(agreed, differences, args.lang),
+            _write(V.against_html(agreed, differences, args.lang),
                    argparse.Namespace(**{**vars(args), "output": args.html}), [session], "--html")
         return 0
     cases = _json_list(args.cases, "--cases")
     verdicts = E.by_topic(session, cases)
     if args.json:
-        _json(E.topics_document(session.name, verdicts, len(cases), args.lang), args)
+        _json(V.topics_document(session.name, verdicts, len(cases), args.lang), args)
     else:
-        _emit(E.render_topics(verdicts, len(cases), args.lang), args)
+        _emit(V.render_topics(verdicts, len(cases), args.lang), args)
     if args.html is not None:
-        _write(E.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
+        _write(V.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
                [session], "--html")
     return 0
 
