@@ -1,6 +1,6 @@
 """A derivation as SVG drawn in Python: no Graphviz, no font on this machine.
 
-The boxes stand layer under layer (:func:`picture.layered_layout`, sized by the columns
+The boxes stand layer under layer (:func:`graph_look.layered_layout`, sized by the columns
 their text takes); the text stays text, set in the viewer's fonts (``FONT_FAMILY``, a list of
 CJK families ending in ``sans-serif``), so a browser or notebook shows the Chinese labels
 with whatever CJK font it has. Styles are the same data as the DOT output's.
@@ -15,7 +15,7 @@ import networkx as nx
 
 from liuren_logic.datalog.labels import ids_shown
 
-from .picture import FONT_FAMILY, drawable, edge_style, layered_layout, node_lines, node_style, tooltip
+from .graph_look import FONT_FAMILY, drawable, edge_style, layered_layout, node_lines, node_style, tooltip
 
 SCALE = 80  # SVG units (px) per inch of the layout
 FONT_SIZE = 11  # px; a CJK character is one em wide, two layout columns (LAYOUT["char"] × 2 × SCALE)

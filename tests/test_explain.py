@@ -24,7 +24,7 @@ import pytest
 from conftest import CHROMIUM, has_cjk_font, needs_chromium, needs_cjk_font, needs_dot
 from liuren_logic import Session
 from liuren_logic.faces.cli import main
-from liuren_logic.explain import Derivation, lesson, page, picture, svg, tree, view
+from liuren_logic.explain import Derivation, graph_look, lesson, page, picture, svg, tree, view
 from liuren_logic.datalog.labels import showing_ids
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -182,10 +182,10 @@ def test_dot_styles_by_kind_and_marks_chosen_and_rejected():
     g.add_edge("m", "x", order=2)
     dot = picture.to_dot(g)
     chosen = next(line for line in dot.splitlines() if 'label="✓ 3"' in line)
-    assert picture.EDGE_STYLE["chosen"]["color"] in chosen and "penwidth" in chosen
+    assert graph_look.EDGE_STYLE["chosen"]["color"] in chosen and "penwidth" in chosen
     assert 'style="dashed"' in next(line for line in dot.splitlines() if 'label="1"' in line)
     absent = next(line for line in dot.splitlines() if "✗ 無" in line)
-    assert "dashed" in absent and picture.NODE_STYLE["absent"]["color"] in absent
+    assert "dashed" in absent and graph_look.NODE_STYLE["absent"]["color"] in absent
     assert "n0 [" in dot and "->" in dot and ":" not in re.sub(r'"[^"]*"', "", dot).replace("//", "")
 
 

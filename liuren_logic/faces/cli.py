@@ -822,7 +822,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     turns it into KeyboardInterrupt so that what it was writing is cleaned up."""
     if argv is not None:
         return main(argv)
-    from .console import interrupted
+    from .interruption import interrupted
 
     signal.signal(signal.SIGINT, interrupted)
     try:
