@@ -20,7 +20,6 @@ from liuren_logic.datalog import syntax as S
 from liuren_logic.datalog.labels import ANY, fill, with_id
 from liuren_logic.datalog.provenance import bindings
 from liuren_logic.domain.books import cite
-from liuren_logic.domain.calendar import next_dates
 from liuren_logic.domain.errors import InputError
 
 from .cells import Cell, Section
@@ -203,9 +202,12 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
         branch, method = chart.rows("answer_timing")[0]
         scale = chart.rows("answer_scale")
         scale = scale[0][0] if scale else None
-        moment = getattr(chart, "moment", None)  # a chart cast from a moment: the next dates the branch names
-        timing = {"branch": branch, "method": method, "scale": scale,
-                  "dates": next_dates(moment, branch, scale) if moment is not None and scale else [],
+        moment, dates = getattr(chart, "moment", None), []
+        if moment is not None and scale:  # a chart cast from a moment: the next dates the branch names
+            from liuren_logic.domain.calendar import next_dates  # (here: a chart from pillars needs no calendar)
+
+            dates = next_dates(moment, branch, scale)
+        timing = {"branch": branch, "method": method, "scale": scale, "dates": dates,
                   **reader.derived("answer_timing", (branch, method))}
     return {"polarity": polarity, "success": success, "timing": timing,
             "question": [q for (q,) in chart.rows("question")], "named": bool(chart.rows("question_named")),
@@ -358,3 +360,4 @@ def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Op
     listed = w["near"].format(names=w["sep"].join(near)) if near else \
         w["verdicts"].format(names=w["sep"].join(str(r[0]) for r in chart.rows("verdict")) or w["none"])
     raise InputError(w["unknown"].format(value=value, near=listed))
+
