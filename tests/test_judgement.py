@@ -640,19 +640,49 @@ def test_a_grave_verdict_never_answers_alone(session):
 
 def test_the_weighing_is_defeasible_rules_with_the_books_precedence(session):
     """《指南》 case 22 (乙未 午將 巳時, 酉月, 疾病): the 用神 酉 is the day's ghost, feared; strong and
-    overcoming the stem it argues 不成, and the stem's 長生 亥 in the transmissions is a rescue (a
-    defeater): the weighing leaves it undecided, and says so."""
+    overcoming the stem it argues 不成. The stem's 長生 亥 among the transmissions does not act on 酉
+    (water does not overcome metal), so it rescues nothing: the answer is 凶, by those two reasons."""
     from liuren_logic.explain.judgement import judgement_data
 
     chart = session.cast("乙未", jiang="午", hour="巳", month="酉", matter="疾病")
     answer = judgement_data(chart)["answer"]
-    assert chart.rows("yong_nature") == [("酉", "凶煞")] and chart.rows("rescue") == [("生神", "亥")]
-    assert answer["polarity"] == "吉凶參半" and answer["success"] is None
-    assert {r["name"] for r in answer["reasons"]} == {"weigh.jiu", "weigh.sha_wang", "weigh.ke_wo"}
+    assert chart.rows("yong_nature") == [("酉", "凶煞")] and chart.rows("rescue") == []
+    assert answer["polarity"] == "凶" and answer["success"] is False
+    assert {r["name"] for r in answer["reasons"]} == {"weigh.sha_wang", "weigh.ke_wo"}
     # 仕宦, case 74 (己亥 亥將 未時, 正月): the strong ghost overcoming the stem outranks 克我
     office = judgement_data(session.cast("己亥", jiang="亥", hour="未", month="寅", matter="仕宦"))["answer"]
     ke_wo = next(r for r in office["reasons"] if r["name"] == "weigh.ke_wo")
-    assert office["success"] is True and ke_wo["outranked_by"] == "weigh.wang_gui"
+    assert office["success"] is True and ke_wo["outranked_by"] in ("weigh.wang_gui", "weigh.jiu", "weigh.mo_ke_chu")
+
+
+ELEMENT = dict(zip("子丑寅卯辰巳午未申酉戌亥甲乙丙丁戊己庚辛壬癸", "水土木木土火火土金金土水木木火火土土金金水水"))
+KE = {("木", "土"), ("土", "水"), ("水", "火"), ("火", "金"), ("金", "木")}
+SHENG = {("木", "火"), ("火", "土"), ("土", "金"), ("金", "水"), ("水", "木")}
+
+
+@pytest.mark.parametrize("matter", ["疾病", "仕宦"])
+def test_a_rescue_acts_on_the_harm_and_outranks_only_it(session, matter):
+    """On the 720 charts, written from the chart here: a rescue stands exactly where the 用神 harms (it
+    overcomes the stem, or it is a feared sign 旺相) and either a 旺相 transmission or the upper over
+    the stem overcomes it, or the palace under it overcomes or generates it; and a rescue outranks
+    only the reasons of that harm (克我, a strong feared sign, a weak ghost)."""
+    from liuren_logic.explain.judgement import judgement_data
+
+    rescued = 0
+    for chart in _cast_all(session, matter):
+        (yong,) = {b for b, _ in chart.rows("question_yong")}
+        nature = dict(chart.rows("yong_nature"))[yong]
+        strong = lambda b: chart.strength.get(b) in ("旺", "相")
+        harms = (ELEMENT[yong], ELEMENT[chart.day[0]]) in KE or nature == "凶煞" and strong(yong)
+        under = {u: e for e, u in chart.heaven.items()}[yong]
+        acts = harms and (any((ELEMENT[x], ELEMENT[yong]) in KE and strong(x) for x in [*chart.sanchuan, *(u for (u,) in chart.rows("gan_upper"))])
+                          or (ELEMENT[under], ELEMENT[yong]) in KE | SHENG)
+        assert bool(chart.rows("rescue")) == acts, chart.id
+        rescued += acts
+        if acts:
+            jiu = next(r for r in judgement_data(chart)["answer"]["reasons"] if r["name"] == "weigh.jiu")
+            assert set(jiu["outranked"]) <= {"weigh.ke_wo", "weigh.sha_wang", "weigh.shuai_gui"}, chart.id
+    assert 0 < rescued < 720 // 2
 
 
 def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
@@ -665,7 +695,7 @@ def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
     code, out, _ = run(capsys, "why-not", "斷", "凶", "--day", "己亥", "--jiang", "亥", "--hour", "未", "--month", "寅",
                        "--matter", "仕宦")  # 《指南》 case 74
     assert code == 0 and "此課之斷：吉：所問可成（非凶）。所據：" in out
-    assert "－ 用神卯剋日干己，克我則憂難不已：主不成——為「用神卯旺而剋日干己，旺鬼克我亦以吉斷：主成」所勝" in out
+    assert "－ 用神卯剋日干己，克我則憂難不已：主不成——為「末傳卯剋初傳未，末克初傳事可成：主成」所勝" in out
 
 
 def test_one_timing_with_its_scale(session):
