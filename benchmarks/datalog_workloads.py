@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import conformance  # noqa: E402
-from conformance import _cases_in, relation, translate  # noqa: E402
+from conformance import cases_in, relation, translate  # noqa: E402
 from datalog_conformance import TestCase  # noqa: E402
 
 ENGINES = ("ours", "pydatalog", "clingo")
@@ -110,7 +110,7 @@ def _lubm() -> dict:
     kept = directory() / "bench" / f"lubm-{version('datalog-conformance')}-{translation}.json"
     if kept.exists():
         return json.loads(kept.read_text("utf-8"))
-    cases = _cases_in(get_tests_dir() / LUBM)
+    cases = cases_in(get_tests_dir() / LUBM)
     expected = {relation(pred): len(rows) for case in cases for pred, rows in case.expect.items()}
     found = {"text": translate(cases[0]), "relations": dict.fromkeys(sorted(expected), 0),
              "facts": sum(map(len, cases[0].program.facts.values())), "expected": expected}

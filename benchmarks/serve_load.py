@@ -6,13 +6,15 @@ seeded sequence of casts, whys and why-nots for charts drawn from the 720 and ch
 every answer against a ``Session`` of its own (the 三傳 in the header, the asked
 conclusion in the derivation); a 503 (busy) is asked again after its Retry-After. Prints
 p50/p95/max latency (to the answer, retries included) per kind and overall, the 503s, and
-exits 1 if any answer was wrong or failed. ``--charts N`` measures memory instead: the
-resident memory of the app after it has answered N distinct casts (day × 月將 × hour) from
-one school, its sessions loaded afresh past ``serve.SESSION_MB``.
+exits 1 if any answer was wrong or failed (or, measuring memory, if the app passed its budget).
+``--charts N [--pairs P]`` measures memory instead: the resident memory of the app as it answers
+N distinct casts (day × 月將 × hour) from one school, then 5 distinct casts under each of P
+distinct pairs of readings, against ``serve.MEMORY_MB``.
 
     python benchmarks/serve_load.py                  # 50 clients × 20 requests
     python benchmarks/serve_load.py --clients 5 --requests 4 --json out.json
     python benchmarks/serve_load.py --charts 4000    # memory after 4,000 distinct charts
+    python benchmarks/serve_load.py --charts 800 --pairs 20
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from liuren_logic import Session
-from liuren_logic.faces.serve import App, make_server, resident_mb, url_of
+from liuren_logic.faces.serve import MEMORY_MB, App, make_server, resident_mb, url_of
 
 STEMS, BRANCHES = "甲乙丙丁戊己庚辛壬癸", "子丑寅卯辰巳午未申酉戌亥"
 DAYS = [STEMS[i % 10] + BRANCHES[i % 12] for i in range(60)]
@@ -122,20 +124,43 @@ def run(clients: int, requests: int, seed: int = 1) -> dict:
             **{kind: spread([t for k, t, _, _ in results if k == kind]) for kind in KINDS}}
 
 
-def memory(charts: int) -> dict:
-    """The app's resident memory (MB) as one school answers ``charts`` distinct casts."""
+def reading_pairs(count: int) -> list[str]:
+    """``count`` distinct combinations of two shipped readings, each other than the school's own
+    (those only a moment decides left out: the charts here are cast from pillars)."""
+    from liuren_logic.domain.school import MOMENT_READINGS, read_school
+    from liuren_logic.faces.serve import shipped_readings
+
+    own = read_school("default").readings
+    others = [(t, r) for t, rs in shipped_readings().items() for r in rs
+              if own.get(t) != r and (t, r) not in MOMENT_READINGS and t not in ("day_boundary", "hours")]
+    pairs = [(a, b) for a, b in itertools.combinations(others, 2) if a[0] != b[0]]
+    return [f"{a[0]}={a[1]},{b[0]}={b[1]}" for a, b in random.Random(7).sample(pairs, count)]
+
+
+def memory(charts: int, pairs: int = 0, per_pair: int = 5) -> dict:
+    """The app's resident memory (MB) as one school answers ``charts`` distinct casts, then as
+    ``pairs`` distinct combinations of two readings answer ``per_pair`` distinct casts each."""
     app = App()
     app.answer("readings_info", {})
     start, peak, trace = resident_mb(), 0.0, {}
     began = time.process_time()
-    for n, (day, jiang, hour) in enumerate(itertools.islice(itertools.product(DAYS, BRANCHES, BRANCHES), charts), 1):
+    drawn = itertools.product(DAYS, BRANCHES, BRANCHES)
+    for n, (day, jiang, hour) in enumerate(itertools.islice(drawn, charts), 1):
         app.answer("cast", {"day": day, "jiang": jiang, "hour": hour})
         peak = max(peak, resident_mb())
-        if n % 500 == 0 or n == charts:
+        if n % 100 == 0 or n == charts:
             trace[n] = round(resident_mb(), 1)
-    return {"charts": charts, "cap_mb": app.sessions.cap_mb, "start_mb": round(start, 1), "peak_mb": round(peak, 1),
-            "end_mb": round(resident_mb(), 1), "recycled": app.sessions.recycled,
-            "mb_per_chart": round(app.sessions.mb_per_chart, 3), "mb_by_charts": trace,
+    after_charts, by_pairs = resident_mb(), {}
+    for n, reading in enumerate(reading_pairs(pairs), 1):
+        for day, jiang, hour in itertools.islice(drawn, per_pair):
+            app.answer("cast", {"day": day, "jiang": jiang, "hour": hour, "reading": reading})
+            peak = max(peak, resident_mb())
+        if n % 5 == 0 or n == pairs:
+            by_pairs[n] = round(resident_mb(), 1)
+    return {"charts": charts, "pairs": pairs, "budget_mb": MEMORY_MB, "charts_cap_mb": app.sessions.cap_mb,
+            "start_mb": round(start, 1), "after_charts_mb": round(after_charts, 1), "peak_mb": round(peak, 1),
+            "end_mb": round(resident_mb(), 1), "within_budget": peak < MEMORY_MB, "recycled": app.sessions.recycled,
+            "mb_per_chart": round(app.sessions.mb_per_chart, 3), "mb_by_charts": trace, "mb_by_pairs": by_pairs,
             "cpu_s": round(time.process_time() - began, 1)}
 
 
@@ -145,15 +170,16 @@ def main(argv=None) -> int:
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--charts", type=int, help="measure memory over this many distinct charts instead")
+    parser.add_argument("--pairs", type=int, default=0, help="with --charts: then this many pairs of readings")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
-    figures = memory(args.charts) if args.charts else run(args.clients, args.requests, args.seed)
+    figures = memory(args.charts, args.pairs) if args.charts else run(args.clients, args.requests, args.seed)
     text = json.dumps(figures, ensure_ascii=False, indent=1)
     print(text)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             out.write(text + "\n")
-    return 1 if figures.get("wrong_or_failed") else 0
+    return 1 if figures.get("wrong_or_failed") or figures.get("within_budget") is False else 0
 
 
 if __name__ == "__main__":

@@ -17,9 +17,10 @@ from .board import render_chart, spirits_section
 from .contrast import answer
 from .dispute_view import readings_first
 from .glossary import glossed_lines
-from .page import CSS, ZOOM_SCRIPT, board_html, derivation_html, esc, picture_html, section_html
+from .page import CSS, PRINT, ZOOM_SCRIPT, board_html, derivation_html, esc, picture_html, section_html
 from .lesson import compare, differs_note, follows_line, header, lesson_steps
 from .tree import render as render_tree
+from liuren_logic.datalog.script import simplified
 
 if TYPE_CHECKING:
     from liuren_logic.domain.chart import Chart
@@ -33,7 +34,7 @@ APP_WORDS = {
            "whynot": "何以不是", "ask": "問", "as": "為", "text_board": "文字盤（同命令列）",
            "compare": "改用此說，本課有何不同", "unchanged": "此說不改本課任何結論。", "use": "以此說起課",
            "lang": "English", "hint": "點選四課、三傳、課法、天地盤之一格、神煞或課格，即見其推導。",
-           "all_spirits": "全部神煞（連干陰、支陰）", "print": "列印講義", "field_error": "〔{label}〕{message}",
+           "all_spirits": "全部神煞（連干陰、支陰）", "print": "列印講義", "now": "此刻", "browser_zone": "用瀏覽器時區：", "ids": "顯示內部代號（開發用）", "field_error": "〔{label}〕{message}",
            "questions": {"initial": "初傳", "middle": "中傳", "final": "末傳", "method": "課法", "noble": "貴人"},
            "quiz": "練習", "any_method": "任一課法", "with_keti": "兼問課體", "draw": "出題", "again": "再出一題", "score": "得分：{right}／{asked}", "full": "凡可得此結論之規則，各止於何處"},
     "en": {"title": "Da Liu Ren: derivations for teaching", "by_date": "cast from a moment", "by_pillars": "cast from pillars",
@@ -46,7 +47,7 @@ APP_WORDS = {
            "compare": "what this reading changes on this chart", "unchanged": "This reading changes no conclusion of this chart.",
            "use": "cast with this reading", "lang": "中文",
            "hint": "Click a lesson, a transmission, the method, a palace, a spirit or a pattern to see its derivation.",
-           "all_spirits": "every spirit (with those on 干陰 and 支陰)", "print": "print a handout", "field_error": "[{label}] {message}",
+           "all_spirits": "every spirit (with those on 干陰 and 支陰)", "print": "print a handout", "now": "now", "browser_zone": "use the browser's zone: ", "ids": "show internal ids (for developers)", "field_error": "[{label}] {message}",
            "questions": {"initial": "initial", "middle": "middle", "final": "final", "method": "method", "noble": "noble"},
            "quiz": "practice", "any_method": "any method", "with_keti": "and a 課體", "draw": "ask me", "again": "another chart",
            "score": "score: {right}/{asked}",
@@ -94,6 +95,7 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
     short.lines[:0] = readings_first(chart, question, value, lang)  # another reading under which it holds
     if lang == "en":  # each term glossed at its first use, as the command says it
         short.lines = glossed_lines(chart.session, short.lines)
+    short.lines = [_FLAG.sub(lambda m: _named_field(m.group(1), lang, m.group(0)), line) for line in short.lines]
     full = chart.session.why_not(chart, question, value)
     a = APP_WORDS[lang]
     lines = "".join(f"<p class=\"lr-short\">{esc(line)}</p>" for line in short.lines)
@@ -105,7 +107,8 @@ def refutation(chart: "Chart", question: str, value: str, lang: str = "zh") -> d
 def comparison(before: "Chart", after: "Chart", question: str = "initial", lang: str = "zh") -> dict:
     """What the second chart's reading changes: each conclusion that differs, and the
     derivation of ``question`` under both readings (a why-not where one derives nothing)."""
-    from liuren_logic.domain.audit import Difference, conclusions, explain
+    from liuren_logic.domain.audit import Difference, conclusion_name, conclusions, explain
+    from liuren_logic.domain.disputes import school_name
 
     from .audit_page import change_html
 
@@ -115,11 +118,12 @@ def comparison(before: "Chart", after: "Chart", question: str = "initial", lang:
     changes = [{"conclusion": d.conclusion, "before": d.before, "after": d.after, "lost": d.lost(),
                 "gained": d.gained()} for d in differ]
     graphs = explain(before.session, after.session, before.id, question)
-    columns = "".join(f'<div class="lr-side"><h3>{esc(reading)}</h3>{picture_html(graph, lang, ENGINE)}'
+    columns = "".join(f'<div class="lr-side"><h3>{esc(school_name(reading, lang))}</h3>{picture_html(graph, lang, ENGINE)}'
                       f"<pre>{esc(render_tree(graph, lang))}</pre></div>" for reading, graph in graphs.items())
-    rows = "".join(f"<tr><th>{esc(d.conclusion)}</th><td>{change_html(d)}</td></tr>" for d in differ)
-    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(before.session.name)} → '
-             f"{esc(after.session.name)}</th></tr>{rows}</table>") if changes else \
+    rows = "".join(f"<tr><th>{esc(conclusion_name(d.conclusion, lang))}</th><td>{change_html(d)}</td></tr>"
+                   for d in differ)
+    table = (f'<table class="lr-changes"><tr><th></th><th>{esc(school_name(before.session.name, lang))} → '
+             f"{esc(school_name(after.session.name, lang))}</th></tr>{rows}</table>") if changes else \
         f"<p>{esc(APP_WORDS[lang]['unchanged'])}</p>"
     steps = lesson_steps(after, lang)  # told afresh: the marks are set on these steps only
     follows = compare(steps, after, lesson_steps(before, lang), before)
@@ -163,26 +167,29 @@ body{margin:0;background:#fbfbfd}
 .lr-app .lr-score{font-weight:bold}
 .lr-app label.lr-inline{flex-direction:row;align-items:center;gap:.2em;font-size:.9em}
 .lr-app h1 small button{font-size:.6em;vertical-align:middle}
+@page lr-wide{size:A4 landscape}
 @media print{
   .lr-app form,.lr-app .lr-options,.lr-app .lr-whynot,.lr-app .lr-trainer,.lr-app h1 small,.lr-app .lr-zoom,
   .lr-app .lr-error{display:none}
-  .lr-app .lr-main{display:block}
+  .lr-app .lr-main,.lr-app .lr-deriv{display:block}
   .lr-app .lr-right{position:static;max-height:none;overflow:visible}
   .lr-app .lr-figure figure{max-height:none;overflow:visible;border:none}
-  .lr-app .lr-figure svg{width:100% !important}
+  .lr-app .lr-figure{--lr-zoom:PRINT_ZOOM !important;break-before:page;page:lr-wide}
   .lr-app button{border:none;background:none;padding:0}
   .lr-app details.lr-whole>*{display:block}
+  .lr-app details.lr-whole::details-content{content-visibility:visible;display:block}
   body{background:white}}
 @media (max-width:900px){.lr-app .lr-main{grid-template-columns:minmax(0,1fr)}
   .lr-app .lr-right{position:static;max-height:none}}
 @media (max-width:600px){.lr-app{padding:.3em}.liuren-page .lr-board{gap:.8em}}
-"""
+""".replace("PRINT_ZOOM", str(PRINT))  # the handout's scale of the picture
 
 APP_SCRIPT = """
 (function(){
   var root = document.querySelector('.lr-app'), form = root.querySelector('form');
   var boardBox = root.querySelector('#lr-board'), panel = root.querySelector('.lr-panel');
   var errorBox = root.querySelector('.lr-error'), lang = root.getAttribute('data-lang');
+  var simple = root.getAttribute('data-simplified') === '1';
   var last = null, selected = null, store = window.sessionStorage;
   var score = JSON.parse((store && store.getItem('lr-score')) || '{"asked":0,"right":0}');
   function fields(){
@@ -197,6 +204,8 @@ APP_SCRIPT = """
     });
     if(readings.length) out.set('reading', readings.join(','));
     out.set('lang', lang);
+    if(simple) out.set('simplified', '1');
+    if(root.querySelector('#lr-ids').checked) out.set('ids', '1');
     return out;
   }
   // the address holds the chart, the readings and what the panel shows: a reload or the other
@@ -205,8 +214,11 @@ APP_SCRIPT = """
     var state = new URLSearchParams(last || '');
     if(selected) state.set('show', selected);
     history.replaceState(null, '', '?' + state.toString());
-    var other = new URLSearchParams(state); other.set('lang', lang === 'zh' ? 'en' : 'zh');
+    var other = new URLSearchParams(state); other.set('lang', lang === 'zh' ? 'en' : 'zh'); other.delete('simplified');
     root.querySelector('#lr-lang').setAttribute('href', '?' + other.toString());
+    var script = new URLSearchParams(state); script.set('lang', 'zh');  // 简体 ↔ 繁體, the chart kept
+    if(simple) script.delete('simplified'); else script.set('simplified', '1');
+    var link = root.querySelector('#lr-script'); if(link) link.setAttribute('href', '?' + script.toString());
   }
   function ask(path, params){
     errorBox.textContent = '';
@@ -264,6 +276,7 @@ APP_SCRIPT = """
   var drill = null;
   function quiz(method){
     var p = new URLSearchParams(); p.set('lang', lang); if(method) p.set('method', method);
+    if(simple) p.set('simplified', '1');
     if(root.querySelector('#lr-quiz-keti').checked) p.set('keti', '1');
     selected = 'quiz:' + (method || ''); remember();
     return ask('/api/quiz', p).then(function(d){ drill = d; d.at = 0; show(d.html, 'quiz'); next(); });
@@ -277,6 +290,7 @@ APP_SCRIPT = """
   function answer(choice){
     var q = drill.questions[drill.at], p = new URLSearchParams(drill.chart);
     p.set('lang', lang); p.set('question', q.key); p.set('choice', choice);
+    if(simple) p.set('simplified', '1');
     return ask('/api/quiz/answer', p).then(function(d){
       score.asked += 1; score.right += d.right ? 1 : 0;
       if(store) store.setItem('lr-score', JSON.stringify(score));
@@ -301,6 +315,17 @@ APP_SCRIPT = """
     quiz(root.querySelector('#lr-quiz-method').value).catch(function(){});
   });
   root.querySelector('#lr-print').addEventListener('click', function(){ window.print(); });
+  var closed = [];  // the handout holds every step of the lesson: the folded whole lesson opened to print
+  window.addEventListener('beforeprint', function(){
+    closed = Array.from(panel.querySelectorAll('details.lr-whole:not([open])'));
+    closed.forEach(function(d){ d.open = true; });
+  });
+  window.addEventListener('afterprint', function(){ closed.forEach(function(d){ d.open = false; }); });
+  root.querySelector('#lr-ids').addEventListener('change', function(){  // a developer's view: ids beside names
+    if(!last) return;
+    var shown = selected;
+    cast().then(function(){ return restore(shown); }).catch(function(){});
+  });
   root.querySelector('.lr-readings').addEventListener('change', function(e){
     var s = e.target.closest('select[data-topic]');
     if(!s || !last) return;
@@ -317,12 +342,27 @@ APP_SCRIPT = """
     if(c && drill){ c.parentElement.querySelectorAll('button').forEach(function(x){ x.disabled = true; });
       answer(c.getAttribute('data-choice')).catch(function(){}); }
   });
-  function now(){  // the browser's clock and zone
-    var d = new Date(), local = new Date(d.getTime() - d.getTimezoneOffset() * 60000);
-    form.elements['at'].value = local.toISOString().slice(0, 19);
-    try { form.elements['tz'].value = Intl.DateTimeFormat().resolvedOptions().timeZone || form.elements['tz'].value; }
-    catch(err){}
+  function now(){  // the present moment in the chosen zone (Asia/Shanghai unless changed)
+    var d = new Date(), local = new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19);
+    try {
+      var got = {};
+      new Intl.DateTimeFormat('en-CA', {timeZone: form.elements['tz'].value, hourCycle: 'h23', year: 'numeric',
+        month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit'})
+        .formatToParts(d).forEach(function(p){ got[p.type] = p.value; });
+      local = got.year + '-' + got.month + '-' + got.day + 'T' + got.hour + ':' + got.minute + ':' + got.second;
+    } catch(err){}  // a zone the browser does not know (an offset): the browser's own clock
+    form.elements['at'].value = local;
   }
+  var browserZone = '';
+  try { browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone || ''; } catch(err){}
+  var zoneButton = root.querySelector('#lr-browser-zone');
+  if(browserZone && browserZone !== form.elements['tz'].value){  // the browser's zone offered beside the chosen one
+    zoneButton.textContent = zoneButton.getAttribute('data-label') + browserZone; zoneButton.hidden = false;
+  }
+  zoneButton.addEventListener('click', function(){ form.elements['tz'].value = browserZone; now(); });
+  root.querySelector('#lr-now').addEventListener('click', function(){  // 「此刻」: cast the present moment
+    form.elements['mode'][0].checked = true; now(); cast().catch(function(){});
+  });
   ask('/api/readings', new URLSearchParams()).then(function(info){
     var box = root.querySelector('.lr-readings'), methods = root.querySelector('#lr-quiz-method');
     (info.methods || []).forEach(function(m){ var o = document.createElement('option'); o.value = o.textContent = m;
@@ -346,6 +386,7 @@ APP_SCRIPT = """
       if(s && kv[1]) s.value = kv[1];
     });
     if(given.get('day')) form.elements['mode'][1].checked = true;
+    root.querySelector('#lr-ids').checked = given.get('ids') === '1';
     if(given.get('at') || given.get('day')) return cast().then(function(){ return restore(given.get('show')); });
     now(); remember();
     return restore(given.get('show'));
@@ -364,15 +405,20 @@ def _branch_select(name: str, words: dict) -> str:
     return f'<label>{esc(words[name])}<select name="{name}">{options}</select></label>'
 
 
-def app_page(lang: str = "zh") -> str:
-    """The app: a form to cast from a moment (now, in the browser's zone, unless the address says
-    otherwise) or from pillars, the board, the panel, why-not, the trainer and a print button."""
+def app_page(lang: str = "zh", simple: bool = False) -> str:
+    """The app: a form to cast from a moment (now in Asia/Shanghai, unless the address says otherwise;
+    「此刻」 casts the present, the browser's zone offered) or from pillars, the board, the panel,
+    why-not, the trainer, a print button and the developers' ids toggle; ``simple``: in simplified
+    characters (简体), its answers too."""
     a = APP_WORDS[lang]
     other = "en" if lang == "zh" else "zh"
     questions = "".join(f'<option value="{q}">{esc(a["questions"][q])}</option>' for q in WHY_NOT_QUESTIONS)
     moment = ("<fieldset><label><input type=\"radio\" name=\"mode\" value=\"date\" checked>"
               f"{esc(a['by_date'])}</label>" + _field("at", a, "datetime-local", step="1")
-              + _field("tz", a, value="Asia/Shanghai") + _field("longitude", a, size="6")
+              + _field("tz", a, value="Asia/Shanghai")
+              + f'<button type="button" id="lr-now">{esc(a["now"])}</button>'
+              + f'<button type="button" id="lr-browser-zone" hidden data-label="{esc(a["browser_zone"])}"></button>'
+              + _field("longitude", a, size="6")
               + _field("latitude", a, size="6") + "</fieldset>")
     pillars = ("<fieldset><label><input type=\"radio\" name=\"mode\" value=\"pillars\">"
                f"{esc(a['by_pillars'])}</label>" + _field("day", a, size="3", placeholder="辛巳")
@@ -388,14 +434,18 @@ def app_page(lang: str = "zh") -> str:
     trainer = (f'<div class="lr-trainer">{esc(a["quiz"])} <select id="lr-quiz-method"><option value="">'
                f'{esc(a["any_method"])}</option></select><label class="lr-inline"><input type="checkbox" id="lr-quiz-keti">'
                f'{esc(a["with_keti"])}</label> <button type="button" id="lr-quiz">{esc(a["draw"])}</button></div>')
-    data = {"lang": lang, "hint": a["hint"], "use": a["use"], "again": a["again"], "score": a["score"]}
-    return ("<!DOCTYPE html>\n"
+    data = {"lang": lang, "simplified": "1" if simple else "", "hint": a["hint"], "use": a["use"], "again": a["again"],
+            "score": a["score"]}
+    page = ("<!DOCTYPE html>\n"
             f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{esc(a['title'])}</title><style>{CSS}{APP_CSS}</style></head><body>"
             '<div class="lr-app liuren-page" ' + " ".join(f'data-{k}="{esc(v)}"' for k, v in data.items()) + ">"
             f'<h1>{esc(a["title"])} <small><a id="lr-lang" href="/?lang={other}">{esc(a["lang"])}</a> '
-            f'<button type="button" id="lr-print">{esc(a["print"])}</button></small></h1>'
+            + (f'<a id="lr-script" href="/?lang=zh{"" if simple else "&amp;simplified=1"}">'
+               f'{"繁體" if simple else "简体"}</a> ' if lang == "zh" else "")
+            + f'<button type="button" id="lr-print">{esc(a["print"])}</button> '
+            f'<label class="lr-inline lr-dev"><input type="checkbox" id="lr-ids">{esc(a["ids"])}</label></small></h1>'
             f'<form>{moment}{pillars}{querent}{matter}<button type="submit" id="lr-cast">{esc(a["cast"])}</button></form>'
             f'<details class="lr-options"><summary>{esc(a["readings"])}</summary><div class="lr-readings"></div></details>'
             '<div class="lr-error" role="alert"></div><div class="lr-main"><div id="lr-board"></div><div class="lr-right">'
@@ -404,6 +454,9 @@ def app_page(lang: str = "zh") -> str:
             f' <button type="button" id="lr-whynot">{esc(a["ask"])}</button></div>{trainer}'
             f'<aside class="lr-panel"><p>{esc(a["hint"])}</p></aside></div></div>'
             f"</div><script>{APP_SCRIPT}{ZOOM_SCRIPT}</script></body></html>\n")
+    if not simple:
+        return page
+    return simplified(page).replace('lang="zh-Hant"', 'lang="zh-Hans"').replace(">繁体</a>", ">繁體</a>")  # 繁體 says itself
 
 
 def quiz_page(chart: "Chart", lang: str = "zh", keti: bool = False, rng: Optional[random.Random] = None) -> dict:
@@ -442,12 +495,23 @@ def form_error(error: Exception, lang: str = "zh") -> dict:
     """An error as the app shows it, in ``lang`` (an :class:`~liuren_logic.domain.errors.InputError`'s ``zh``
     on the Chinese page): the field's label first (〔占時〕未填 …), and the field."""
     field = field_of(error)
-    said = error.said(lang) if hasattr(error, "said") else str(error)
+    said = _FLAG.sub(lambda m: _named_field(m.group(1), lang, m.group(0)),
+                     _SEE.sub("", error.said(lang) if hasattr(error, "said") else str(error)))
     label = _HINT.sub("", APP_WORDS[lang][field]) if field else None
     return {"error": APP_WORDS[lang]["field_error"].format(label=label, message=said) if label else said,
             "field": field}
 
 
+def _named_field(name: str, lang: str, flag: str) -> str:
+    """A command-line option as the form names it (``--hour`` → “hour”, 〔占時〕), or as it was."""
+    if name not in FORM_FIELDS:
+        return flag
+    label = _HINT.sub("", APP_WORDS[lang][name])
+    return f"〔{label}〕" if lang == "zh" else f"“{label}”"
+
+
+_FLAG = re.compile(r"--([a-z]+)")
+_SEE = re.compile(r" *\(see: liuren [^)]*\)")  # the command line's pointer to its --help
 _HINT = re.compile(r"^(?:或|or) | 0–11$|（.*）$| \(.*\)$")  # a label's hint: 「或 轉數 0–11」 names 轉數
 
 

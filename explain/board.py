@@ -16,6 +16,8 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Optional
 
+from liuren_logic.domain.disputes import school_name
+
 from .cells import Cell, Section
 from .dispute_view import dispute_data, dispute_marks, summed_up
 from .judgement import judgement_section
@@ -34,14 +36,14 @@ WIDTH = 100  # terminal columns a board line may take (a CJK character takes two
 SHORT_PLACES = ("干上", "支上", "初傳", "中傳", "末傳", "本命", "行年")  # the spirits listed without --all-spirits
 WORDS = {
     "zh": {"day": "晝", "night": "夜", "void": "旬空", "lessons": "四課", "transmissions": "三傳",
-           "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派",
+           "plates": "天地盤", "noble": "貴人", "forward": "順行", "backward": "逆行", "school": "門派", "colon": "：",
            "spirits": "神煞", "patterns": "課格", "relief": "救", "bifa": "畢法", "generals": "天將",
            "pillars": "四柱", "jie": "節", "qi": "中氣", "keti": "課體", "disputed": "異說",
-           "undecided": "— 無規則得三傳（可問 why-not initial）",
+           "undecided": "— 無規則得三傳（可問 why-not 初傳）",
            "columns": ("六親", "遁干", "支", "天將", "旺相", "長生", "旬空"), "empty": "空",
            "origin": {"歲": "歲", "月": "月", "季": "季", "日": "日"}, "unkeyed": "他"},
     "en": {"day": "day", "night": "night", "void": "void", "lessons": "four lessons", "transmissions": "three transmissions",
-           "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school",
+           "plates": "heaven over earth", "noble": "noble", "forward": "forward", "backward": "backward", "school": "school", "colon": ": ",
            "spirits": "spirits (神煞)", "patterns": "patterns (課格)", "relief": "relieved (救)",
            "bifa": "rules of the 畢法賦", "generals": "generals (天將)",
            "pillars": "pillars", "jie": "節", "qi": "中氣", "keti": "課體", "disputed": "disputed",
@@ -141,7 +143,8 @@ def header_section(chart: "Chart", lang: str, options: dict) -> Section:
              Cell(w["day"] if chart.daytime else w["night"]),
              Cell(noble, ("noble", None)),
              Cell(f"{w['void']} {''.join(chart.void)}", ("void", chart.void[0]) if chart.void else None),
-             Cell(f"{w['school']}: {chart.session.name}")]]
+             Cell(f"{w['school']}{w['colon']}{school_name(chart.session.kb.school, lang, brief=True)}"
+                  if chart.session.kb.school is not None else f"{w['school']}{w['colon']}{chart.session.name}")]]
     if chart.moment is not None:
         rows.append([Cell(text) for text in calendar_cells(chart, w)])
         if options.get("explain_calendar"):

@@ -17,11 +17,10 @@ from difflib import get_close_matches
 from typing import TYPE_CHECKING, Optional
 
 from liuren_logic.datalog import syntax as S
-from liuren_logic.domain.errors import InputError
-from liuren_logic.datalog.labels import ANY, fill
-from liuren_logic.domain.books import book, cite
+from liuren_logic.datalog.labels import ANY, fill, with_id
 from liuren_logic.datalog.provenance import bindings
-from liuren_logic.domain.calendar import next_dates
+from liuren_logic.domain.books import cite
+from liuren_logic.domain.errors import InputError
 
 from .cells import Cell, Section
 from .glossary import gloss_first, glossary, known_terms, short
@@ -203,9 +202,12 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
         branch, method = chart.rows("answer_timing")[0]
         scale = chart.rows("answer_scale")
         scale = scale[0][0] if scale else None
-        moment = getattr(chart, "moment", None)  # a chart cast from a moment: the next dates the branch names
-        timing = {"branch": branch, "method": method, "scale": scale,
-                  "dates": next_dates(moment, branch, scale) if moment is not None and scale else [],
+        moment, dates = getattr(chart, "moment", None), []
+        if moment is not None and scale:  # a chart cast from a moment: the next dates the branch names
+            from liuren_logic.domain.calendar import next_dates  # (here: a chart from pillars needs no calendar)
+
+            dates = next_dates(moment, branch, scale)
+        timing = {"branch": branch, "method": method, "scale": scale, "dates": dates,
                   **reader.derived("answer_timing", (branch, method))}
     return {"polarity": polarity, "success": success, "timing": timing,
             "question": [q for (q,) in chart.rows("question")], "named": bool(chart.rows("question_named")),
@@ -271,7 +273,7 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Sect
         by = reason["outranked_by"]
         outranked = aw["outranked"].format(n=number[by]) if by in number else ""
         rows.append([Cell(f"{number[reason['name']]} {SIGNS[reason['points']]}"),
-                     Cell(reason["text"][lang] + outranked), Cell(f"〔{cite(reason['source'], lang)}〕")])
+                     Cell(reason["text"][lang] + outranked), Cell(f"〔{with_id(cite(reason['source'], lang), reason['name'])}〕")])
     if answer["grave"]:
         rows.append([Cell(aw["grave"].format(words=aw["sep"].join(answer["grave"])))])
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
@@ -309,7 +311,7 @@ def weighing_lines(chart: "Chart", value: Optional[str], lang: str) -> list[str]
 
 ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter（如 --matter 天時）",
                 "no_value": "問斷須言所問：斷語、所見或應期，如「斷 不正之神」",
-                "holds": "{value}：此課有之（{what}）。", "because": "{said}〔{rule}｜{source}〕",
+                "holds": "{value}：此課有之（{what}）。", "because": "{said}〔{source}〕",
                 "ask_why": "其推導見：liuren why 斷 {value}（同此課之選項）",
                 "absent": "此課之斷無{value}；問其何以無：liuren why-not 斷 {value}",
                 "unknown": "此課之斷無「{value}」，規則亦無此斷語；{near}", "near": "近者：{names}",
@@ -317,7 +319,7 @@ ASKED = {"zh": {"no_matter": "此課未占事，無斷：起課時加 --matter�
          "en": {"no_matter": "this chart has no 斷 (judgement): cast it with --matter (e.g. --matter 天時)",
                 "no_value": "a question about the 斷 names what it asks: a verdict, a finding or an 應期, "
                             "e.g. 「斷 不正之神」",
-                "holds": "{value}: this chart has it ({what}).", "because": "{said} [{rule} | {source}]",
+                "holds": "{value}: this chart has it ({what}).", "because": "{said} [{source}]",
                 "ask_why": "Its derivation: liuren why 斷 {value} (with this chart's options)",
                 "absent": "this chart's 斷 has no {value}; to ask why not: liuren why-not 斷 {value}",
                 "unknown": "this chart's 斷 has no 「{value}」, and no rule reaches that verdict; {near}",
@@ -346,7 +348,7 @@ def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Op
         name, what = {"verdict": (args[1], WORDS[lang]["verdict"]), "timing": (args[1], WORDS[lang]["timing"]),
                       "finding": (args[2], args[1]), "answer": (args[1], WORDS[lang]["title"])}[pred]
         return [w["holds"].format(value=name, what=what),
-                w["because"].format(said=said, rule=row["rule"], source=cite(row["source"], lang)),
+                w["because"].format(said=said, source=with_id(cite(row["source"], lang), row["rule"], " | ")),
                 w["ask_why"].format(value=name)]
     if pred == "answer" or args[1] in session.verdicts():
         if negative:
@@ -358,3 +360,4 @@ def asked(chart: "Chart", value: Optional[str], negative: bool, lang: str) -> Op
     listed = w["near"].format(names=w["sep"].join(near)) if near else \
         w["verdicts"].format(names=w["sep"].join(str(r[0]) for r in chart.rows("verdict")) or w["none"])
     raise InputError(w["unknown"].format(value=value, near=listed))
+

@@ -32,10 +32,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Optional
 
 from liuren_logic.datalog.digraph import Digraph
-from liuren_logic.domain.inputs import members
-from liuren_logic.datalog.labels import atom_label, fill, number
-from liuren_logic.domain.books import book
+from liuren_logic.datalog.labels import atom_label, fill, ids_shown, number, with_id
 from liuren_logic.datalog.provenance import atom_text, bindings
+from liuren_logic.domain.books import book
+from liuren_logic.domain.disputes import reading_name, topic_name
+from liuren_logic.domain.inputs import members
 
 from .dispute_view import dispute_lines
 from .glossary import gloss_first, glossary, known_terms
@@ -49,10 +50,11 @@ TEXT = {
         "header": "{day}日 {jiang}將 {hour}時　{when}　{decided}　三傳{sanchuan}",
         "day": "晝占", "night": "夜占",
         "number": "{numeral}、{title}",
-        "cite": "〔規則 {rules}{sources}〕",
+        "cite": "〔規則 {rules}{sources}〕", "books": "〔{sources}〕",
         "source": "｜{book}「{verse}」",
         "gloss": "（{glosses}）", "gloss_item": "{name}即{branch}",
         "reading": "〔本門派於{topic}取 {reading} 之讀法：{rules} 出自 {path}〕",
+        "reading_named": "〔本門派於{topic}取「{reading}」之讀法〕",
         "follows": "本課依異說{readings}；與本門派原讀法之同一課相較，{changed}",
         "follow_item": "{topic}取{reading}（原取{default}）",
         "changed": "第{numbers}步不同（標〔異〕）。", "unchanged": "諸步皆同。",
@@ -106,13 +108,13 @@ TEXT = {
         "patterns": "課得{count_n}格，依類：{groups}。",
         "group": "{group}：{names}",
         "spirits": "干上、干陰、支上、支陰及三傳所見神煞：{places}。",
-        "omens": "其中種子明言{groups}。", "omen_group": "{names}{omen}", "omen_words": {"吉": "吉", "凶": "凶"},
+        "omens": "其中原書明言{groups}。", "omen_group": "{names}{omen}", "omen_words": {"吉": "吉", "凶": "凶"},
         "place": "{place}{branch}：{names}",
         "item": "{name}：{label}",
         "keti": "課體{count_n}，依類：{groups}。",
         "judgement": "占{matter}，先定所問之用神，次列主成、主不成之理與救神，再依書中主次以理勝理，"
                      "乃得其斷：{answer}。以下各條，皆本於其規則與原文。", "none": "無",
-        "judged": "{what}：{said}〔{rule}{source}〕", "judged_more": "另有所見{n}條（cast --json 全列）",
+        "judged": "{what}：{said}〔{source}〕", "judged_more": "另有所見{n}條（cast --json 全列）",
         "judged_yong": "一、用神", "judged_reason": "二、{sign}", "judged_prefer": "三、主次",
         "judged_answer": "四、斷", "judged_timing": "五、應期",
         "signs": {"成": "主成", "不成": "主不成", "救": "救神"},
@@ -131,12 +133,13 @@ TEXT = {
                   "three transmissions (三傳) {sanchuan}",
         "day": "a day chart (晝占)", "night": "a night chart (夜占)",
         "number": "{numeral}. {title}",
-        "cite": "[rule {rules}{sources}]",
+        "cite": "[rule {rules}{sources}]", "books": "[{sources}]",
         "source": " | {book}: 「{verse}」",
         "gloss": " ({glosses})", "gloss_item": "{name} = {branch}",
         "reading": "[this school's reading of {topic} is {reading}: {rules} from {path}]",
+        "reading_named": "[this school's reading of {topic}: {reading}]",
         "follows": "This lesson follows the reading {readings}; against the same chart under the school's own reading, {changed}",
-        "follow_item": "{topic}={reading} (the school's own: {default})",
+        "follow_item": "{topic}: {reading} (the school's own: {default})",
         "changed": "steps {numbers} differ (marked [differs]).", "unchanged": "no step differs.",
         "differs": "[differs: under {readings} this step is not the school's own; there it reads: {text}]",
         "differs_gone": "[differs: under {readings} this step has no counterpart in the school's own reading]",
@@ -199,7 +202,7 @@ TEXT = {
                    "transmissions: {places}.",
         "places": {"干上": "干上 (over the stem)", "干陰": "干陰 (the stem's yin spirit)", "支上": "支上 (over the branch)",
                    "支陰": "支陰 (the branch's yin spirit)", "初傳": "the initial", "中傳": "the middle", "末傳": "the final"},
-        "omens": "Of these the seeds call {groups}.", "omen_group": "{omen} {names}",
+        "omens": "Of these the books call {groups}.", "omen_group": "{omen} {names}",
         "omen_words": {"吉": "auspicious (吉)", "凶": "ominous (凶)"},
         "place": "{place} {branch}: {names}",
         "item": "{name}: {label}",
@@ -207,7 +210,7 @@ TEXT = {
         "judgement": "The matter asked is {matter}. First the 用神 of the question, then the reasons for and "
                      "against and the rescues, then the books' precedence, reason over reason; the answer: "
                      "{answer}. Each line below rests on its rule and line.",
-        "judged": "{what}: {said} [{rule}{source}]", "judged_more": "{n} more findings (cast --json lists them all)",
+        "judged": "{what}: {said} [{source}]", "judged_more": "{n} more findings (cast --json lists them all)",
         "judged_yong": "1. the 用神", "judged_reason": "2. {sign}", "judged_prefer": "3. precedence",
         "judged_answer": "4. the answer", "judged_timing": "5. timing (應期)",
         "signs": {"成": "for", "不成": "against", "救": "rescue"},
@@ -667,8 +670,10 @@ class _Teacher:
     def judged(self, what: str, said: str, row: dict) -> None:
         """One line of the 斷: what it is, what its rule says, the rule and the line of its book."""
         key, _, verse = self.repaired(row["source"]).partition(": ")
-        source = self.t["source"].format(book=book(row["source"], self.lang), verse=verse) if verse else ""
-        self.notes.items.append({"text": self.t["judged"].format(what=what, said=said, rule=row["rule"], source=source),
+        sep = self.t["source"].partition("{")[0]
+        source = self.t["source"].format(book=book(row["source"], self.lang), verse=verse)[len(sep):] if verse else ""
+        self.notes.items.append({"text": self.t["judged"].format(what=what, said=said,
+                                                                  source=with_id(source, row["rule"], sep)),
                                  "atom": self.notes.atoms[-1], "rule": row["rule"], "source": self.repaired(row["source"])})
 
     def item(self, name: str, rule: dict) -> None:
@@ -848,14 +853,23 @@ def compare(steps: list[Step], chart: "Chart", default: list[Step], default_char
 def follows_line(steps: list[Step], follows: dict[str, tuple], lang: str = "zh") -> str:
     """Which readings the lesson follows, and which steps they change."""
     t = TEXT[lang]
-    readings = t["list_sep"].join(t["follow_item"].format(topic=k, reading=r, default=d) for k, (r, d) in follows.items())
+    readings = t["list_sep"].join(t["follow_item"].format(topic=topic_name(k, lang), reading=_reading(k, r, lang),
+                                                          default=_reading(k, d, lang))
+                                  for k, (r, d) in follows.items())
     changed = [number(i, lang) for i, s in enumerate(steps, 1) if s.differs]
     return t["follows"].format(readings=readings, changed=t["changed"].format(numbers=t["list_sep"].join(changed))
                                if changed else t["unchanged"])
 
 
+def _reading(topic: str, reading: str, lang: str) -> str:
+    """A reading by the name the readings selector shows (its id beside it under ``--ids``)."""
+    name = reading_name(topic, reading, lang, bare=True)
+    return f"{name} ({reading})" if ids_shown() and name != reading else name
+
+
 def cite(step: Step, lang: str = "zh") -> str:
-    """The rules and seed lines a step rests on, on one line, the verses' names glossed."""
+    """The book lines a step rests on, on one line, the verses' names glossed ('' when it quotes
+    none); under ``--ids`` the rules' ids first."""
     t = TEXT[lang]
     sources = ""
     for source in step.sources:
@@ -864,12 +878,18 @@ def cite(step: Step, lang: str = "zh") -> str:
     if step.glosses:
         sources += t["gloss"].format(glosses=t["list_sep"].join(t["gloss_item"].format(name=n, branch=b)
                                                               for n, b in step.glosses))
-    return t["cite"].format(rules=t["rule_sep"].join(step.rules), sources=sources)
+    if ids_shown():
+        return t["cite"].format(rules=t["rule_sep"].join(step.rules), sources=sources)
+    sources = sources.removeprefix(t["source"].partition("{")[0])
+    return t["books"].format(sources=sources) if sources else ""
 
 
 def reading_notes(step: Step, lang: str = "zh") -> list[str]:
-    """One line for each disputed reading the step rests on."""
+    """One line for each disputed reading the step rests on, by its name (its rules and file under ``--ids``)."""
     t = TEXT[lang]
+    if not ids_shown():
+        return [t["reading_named"].format(topic=topic_name(r["topic"], lang),
+                                          reading=_reading(r["topic"], r["reading"], lang)) for r in step.readings]
     return [t["reading"].format(topic=r["topic"], reading=r["reading"], rules=t["rule_sep"].join(r["rules"]),
                                 path=r["path"]) for r in step.readings]
 
@@ -878,8 +898,9 @@ def render_step(step: Step, index: int, lang: str = "zh") -> str:
     """One step: its numbered title, its sentences, the rules and seed lines it rests on."""
     title = TEXT[lang]["number"].format(numeral=number(index, lang), title=step.title)
     lines = [title, "   " + step.text] + [f"   · {item['text']}" for item in step.items]
-    if step.rules:
-        lines.append("   " + cite(step, lang))
+    said = cite(step, lang) if step.rules else ""
+    if said:
+        lines.append("   " + said)
     lines += ["   " + note for note in reading_notes(step, lang)]
     if step.differs:
         lines.append("   " + differs_note(step, lang))
@@ -889,7 +910,8 @@ def render_step(step: Step, index: int, lang: str = "zh") -> str:
 def differs_note(step: Step, lang: str = "zh") -> str:
     """Under another reading: how the step differs, quoting it as the school's own reading has it."""
     t = TEXT[lang]
-    readings = t["list_sep"].join(f"{k}={r}" for k, r in step.differs["readings"].items())
+    readings = t["list_sep"].join(reading_name(k, r, lang) + (f" ({k}={r})" if ids_shown() else "")
+                                  for k, r in step.differs["readings"].items())
     if step.differs["text"] is None:
         return t["differs_gone"].format(readings=readings)
     return t["differs"].format(readings=readings, text=step.differs["text"])

@@ -21,10 +21,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Optional
 
 from liuren_logic.datalog import syntax as S
-from liuren_logic.datalog.labels import ANY, fill, number
-from liuren_logic.domain.books import cite
 from liuren_logic.datalog.digraph import Digraph
+from liuren_logic.datalog.labels import defined, number
 from liuren_logic.datalog.provenance import arguments, ground
+from liuren_logic.domain.books import cite
 
 from .answers import Answer
 from .view import ordered_children
@@ -51,7 +51,7 @@ WORDS = {
            "elsewhere": "本派不定此名；{reading}定之：{label}{cite}。見 {doc}。",
            "more": "（另有{n}條規則亦定義此名）", "one_more": "（另有一條規則亦定義此名）"},
     "en": {"absent": "The {kind} {name}: not on this chart.", "defined": "{name} is defined by the rule “{label}”{cite}.",
-           "cite": " ({source})", "fails": "On this chart it fails at: {literal}.",
+           "cite": " ({source})", "fails": "On this chart it fails: {literal}.",
            "holds": "On this chart it fails because {literal}.", "needs": "This chart lacks {what}: needs {options}.",
            "or": " or ", "unencoded": "Not encoded (see {doc}).", "more": " ({n} more rules define it)",
            "elsewhere": "The school does not define it; the reading {reading} does, by the rule “{label}”{cite}. "
@@ -157,7 +157,8 @@ def _closest(explainer, pred: str, rules_at: dict) -> Optional[tuple]:
 
 def definition(session, compiled, pattern: tuple, lang: str) -> str:
     """The rule's label for the name in ``pattern``: its slots filled from the name and the first row
-    of each of its tables that has it (``month_forward(天虎, 寅)``); a slot the chart fills reads 某."""
+    of each of its tables that has it (``month_forward(天虎, 寅)``); a slot the chart fills is left out,
+    as a definition says it (「魁罡臨日辰」)."""
     rule = compiled.rule
     binding = {t.name: v for t, v in zip(rule.head.args[1:], pattern[1:])
                if isinstance(t, S.Var) and v not in (None, "_")}  # "_": a graph node's open value
@@ -167,7 +168,7 @@ def definition(session, compiled, pattern: tuple, lang: str) -> str:
             rows = session.base.query(atom.pred, list(ground(atom, binding)))
             if rows:
                 binding.update({a.name: v for a, v in zip(atom.args, rows[0]) if isinstance(a, S.Var)})
-    return fill(rule.label(lang), binding, ANY[lang], lang)
+    return defined(rule.label(lang), binding, lang)
 
 
 def _failing(chart: "Chart", graph, node: str, lang: str) -> str:
@@ -181,7 +182,21 @@ def _failing(chart: "Chart", graph, node: str, lang: str) -> str:
             what = "、".join(said) if lang == "zh" else " and ".join(said)
             return w["needs"].format(what=what, options=w["or"].join(options))
     said = attrs.get(lang) or attrs.get("text", "")
-    return w["holds" if attrs["kind"] == "holds" else "fails"].format(literal=said)
+    if attrs["kind"] == "holds":
+        return w["holds"].format(literal=said)
+    return w["fails"].format(literal=negated(said, lang))
+
+
+def negated(label: str, lang: str) -> str:
+    """A condition said as failing: 「丑為魁罡」 → 「丑非魁罡」 where the label says it with one 為;
+    else 「…」不成立, "it is not so that …".
+
+    >>> negated("丑為魁罡", "zh"), negated("第一課上剋下", "zh")
+    ('丑非魁罡', '「第一課上剋下」不成立')
+    """
+    if lang == "zh":
+        return label.replace("為", "非") if label.count("為") == 1 else f"「{label}」不成立"
+    return f"it is not so that {label}"
 
 
 def _charted(chart: "Chart", pred: str) -> bool:

@@ -28,15 +28,18 @@ if TYPE_CHECKING:
     from liuren_logic.domain.chart import Chart
 
 ZOOM = 1.2  # the picture's scale on screen: node text of 11 px (explain/svg.py) is 13.2 px
+PRESENT = 2.0  # its scale in 「放映」 (Present): an edge's 9 px label is 18 px, a node's 11 px text 22 px
+PRINT = 1.34  # its scale on a handout: an edge's 9 px label is 12 px (9 pt), on a landscape page if need be
 CONCLUSIONS = ("lesson1", "lesson2", "lesson3", "lesson4", "method", "initial", "middle", "final")
 PAGE_WORDS = {
     "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解", "title": "大六壬 {chart}",
            "why": "何以{what}？", "steps_of": "講解共{n}步，此為第{which}步：", "sep": "、", "whole": "全部講解",
-           "smaller": "縮小", "larger": "放大", "whole_picture": "全圖"},
+           "smaller": "縮小", "larger": "放大", "whole_picture": "全圖", "present": "放映", "end": "結束放映"},
     "en": {"hint": "Click any conclusion (a lesson, a transmission, the method) to see its derivation.",
            "tree": "Derivation as text", "lesson": "Lesson", "title": "Da Liu Ren {chart}", "why": "Why {what}?",
            "steps_of": "Steps {which} of the lesson's {n}:", "sep": ", ", "whole": "the whole lesson",
-           "smaller": "smaller", "larger": "larger", "whole_picture": "whole"},
+           "smaller": "smaller", "larger": "larger", "whole_picture": "whole", "present": "present",
+           "end": "end presenting"},
 }
 CSS = """
 .liuren-page{font-family:"Noto Sans CJK TC","Noto Sans TC","PingFang TC","Microsoft JhengHei",sans-serif;
@@ -84,6 +87,10 @@ CSS = """
 .liuren-page .lr-steps li{margin:.3em 0}
 .liuren-page .lr-cite{color:#8a6d00;font-size:.85em}
 .liuren-page pre{font-size:.8em;overflow:auto;background:#fafafa;padding:.6em}
+.liuren-page .lr-present{position:fixed;inset:0;z-index:100;display:block;margin:0;padding:.6em 1.2em;
+  overflow:auto;background:#fff;font-size:24px;line-height:1.45}
+.liuren-page .lr-present .lr-figure figure{max-height:none;overflow-x:auto;border:none}
+.liuren-page .lr-present .lr-zoom{position:sticky;top:0;background:#fff;z-index:1}
 """
 ZOOM_SCRIPT = """
 (function(){
@@ -91,6 +98,20 @@ ZOOM_SCRIPT = """
   window.lrCentre = function(box){  // a picture opens on its root: the top of it, in the middle
     box.querySelectorAll('.lr-figure figure').forEach(function(f){ f.scrollLeft = (f.scrollWidth - f.clientWidth) / 2; });
   };
+  document.addEventListener('click', function(e){  // 「放映」: the derivation on the whole screen, text >= 18 px
+    var p = e.target.closest('button[data-present]'), stage = p && (p.closest('.lr-deriv') || p.closest('.lr-figure'));
+    if(!stage) return;
+    var on = !stage.classList.contains('lr-present'), box = p.closest('.lr-figure');
+    stage.classList.toggle('lr-present', on);
+    if(on) box.setAttribute('data-zoom-was', box.style.getPropertyValue('--lr-zoom') || '%s');
+    box.style.setProperty('--lr-zoom', on ? '%s' : box.getAttribute('data-zoom-was'));
+    p.textContent = p.getAttribute(on ? 'data-end' : 'data-present');
+    if(on){ stage.scrollTop = 0; window.lrCentre(stage); }
+  });
+  document.addEventListener('keydown', function(e){
+    var on = e.key === 'Escape' && document.querySelector('.lr-present button[data-present]');
+    if(on) on.click();
+  });
   document.addEventListener('click', function(e){
     var b = e.target.closest('button[data-zoom]');
     var box = b && b.closest('.lr-figure'), svg = box && box.querySelector('svg[data-width]');
@@ -111,7 +132,7 @@ ZOOM_SCRIPT = """
   });
   document.addEventListener('pointerup', function(){ drag = null; });
 })();
-""" % ZOOM
+""" % (ZOOM, PRESENT, ZOOM)
 SCRIPT = """
 (function(){
   var root = (document.currentScript && document.currentScript.parentElement)
@@ -123,6 +144,8 @@ SCRIPT = """
     panel.replaceChildren(t.content.cloneNode(true));
     panel.setAttribute('data-showing', key);
     if(window.lrCentre) window.lrCentre(panel);
+    var top = panel.getBoundingClientRect().top;  // the derivation brought into view
+    if(top < 0 || top > window.innerHeight * 0.6) panel.scrollIntoView({block: 'start'});
     root.querySelectorAll('button[data-key]').forEach(function(b){
       b.classList.toggle('lr-on', b.getAttribute('data-key') === key);
     });
@@ -226,7 +249,8 @@ def board_html(chart: "Chart", lang: str = "zh", every: bool = False, **options)
 def steps_html(steps: list[tuple[int, Step]], lang: str) -> str:
     items = "".join(f'<li value="{i}"><b>{esc(s.title)}</b> {esc(s.text)}<br>'
                     + "".join(f"· {esc(item['text'])}<br>" for item in s.items)
-                    + f'<span class="lr-cite">{esc(cite(s, lang))}</span></li>' for i, s in steps)
+                    + (f'<span class="lr-cite">{esc(cite(s, lang))}</span>' if cite(s, lang) else "") + "</li>"
+                    for i, s in steps)
     return f'<ol class="lr-steps">{items}</ol>'
 
 
@@ -241,6 +265,8 @@ def picture_html(graph: "nx.DiGraph", lang: str = "zh", engine: Optional[str] = 
     p = PAGE_WORDS[lang]
     tools = "".join(f'<button type="button" data-zoom="{z}">{esc(p[name])}</button>'
                     for z, name in (("0.8", "smaller"), ("1.25", "larger"), ("fit", "whole_picture")))
+    tools += (f'<button type="button" data-present="{esc(p["present"])}" data-end="{esc(p["end"])}">'
+              f'{esc(p["present"])}</button>')
     return (f'<div class="lr-figure"><div class="lr-zoom">{tools}</div>'
             f"<figure>{inline_svg(render(compact(graph), 'svg', lang, engine=engine))}</figure></div>")
 

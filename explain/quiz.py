@@ -19,7 +19,7 @@ from liuren_logic.domain.inputs import members
 from .board import header_section, lessons_section, plates_section, section_lines
 from .cells import Section
 from .contrast import answer
-from .glossary import glossed_lines
+from .glossary import glossary, glossed_lines, short
 from .lesson import CONCLUSION_STEPS, Step, lesson_steps
 
 if TYPE_CHECKING:
@@ -31,12 +31,14 @@ KETI_CHOICES = 4  # the 課體 question: one of the chart's 課體 among names i
 WORDS = {
     "zh": {"method": "此課以何法取初傳？", "initial": "初傳為何？", "middle": "中傳為何？", "final": "末傳為何？", "keti": "下列何者為此課之課體？",
            "right": "對：{answer}。", "wrong": "不對，是{answer}。", "chose": "你選{choice}：", "score": "得分：{right}／{asked}",
-           "steps": "講解第{number}步 {title}：{text}", "choices": "可選：{choices}", "none": "（無此法所定之課）"},
+           "steps": "講解第{number}步 {title}：{text}", "choices": "可選：{choices}", "none": "（無此法所定之課）",
+           "accepted": "請答 1–{last} 之數，或選項之名：{names}", "sep": "、"},
     "en": {"method": "Which method takes this chart's initial?", "initial": "Which is the initial transmission?",
            "middle": "Which is the middle transmission?", "final": "Which is the final transmission?",
            "keti": "Which of these is a 課體 of this chart?", "right": "Right: {answer}.", "wrong": "Not so: it is {answer}.", "chose": "You chose {choice}: ",
            "score": "score: {right}/{asked}", "steps": "Lesson step {number}, {title}: {text}",
-           "choices": "choices: {choices}", "none": "(no chart is decided by that method)"},
+           "choices": "choices: {choices}", "none": "(no chart is decided by that method)",
+           "accepted": "Answer with a number 1–{last} or an option's name: {names}", "sep": ", "},
 }
 
 
@@ -184,6 +186,7 @@ def run(session: "Session", lang: str, ask, say, chart: Optional["Chart"] = None
     questions in order (and a 課體 with ``keti``); ``ask(prompt)`` reads an answer (EOFError ends the session), ``say``
     writes. An answer that is no choice is asked again. Returns the score."""
     w, score, rng = WORDS[lang], Score(), random.Random(seed)
+    glosses = glossary(session) if lang == "en" else {}  # each option with its English
     try:
         for _ in range(rounds):
             current = chart or draw(session, rng, method)
@@ -191,9 +194,12 @@ def run(session: "Session", lang: str, ask, say, chart: Optional["Chart"] = None
             seen: set[str] = set()  # the terms glossed in this chart's verdicts
             for question in questions(current, keti):
                 options = choices(current, question, rng)
-                say(f"{w[question]} {w['choices'].format(choices=' '.join(f'{i}.{o}' for i, o in enumerate(options, 1)))}")
-                choice = None
-                while choice is None:
+                listed = " ".join(f"{i}.{o}" + (f" ({short(glosses[o])})" if o in glosses else "")
+                                  for i, o in enumerate(options, 1))
+                say(f"{w[question]} {w['choices'].format(choices=listed)}")
+                choice = read_choice(options, ask("> "))
+                while choice is None:  # an answer that is no choice: say what is accepted, ask again
+                    say(w["accepted"].format(last=len(options), names=w["sep"].join(options)))
                     choice = read_choice(options, ask("> "))
                 verdict = check(current, question, choice, lang)
                 score.add(verdict)

@@ -1,6 +1,6 @@
 """A derivation as SVG drawn in Python: no Graphviz, no font on this machine.
 
-The boxes stand layer under layer (:func:`picture.layered_layout`, sized by the columns
+The boxes stand layer under layer (:func:`graph_look.layered_layout`, sized by the columns
 their text takes); the text stays text, set in the viewer's fonts (``FONT_FAMILY``, a list of
 CJK families ending in ``sans-serif``), so a browser or notebook shows the Chinese labels
 with whatever CJK font it has. Styles are the same data as the DOT output's.
@@ -13,7 +13,9 @@ from xml.sax.saxutils import escape, quoteattr
 
 import networkx as nx
 
-from .picture import FONT_FAMILY, edge_style, layered_layout, node_lines, node_style
+from liuren_logic.datalog.labels import ids_shown
+
+from .graph_look import FONT_FAMILY, drawable, edge_style, layered_layout, node_lines, node_style, tooltip
 
 SCALE = 80  # SVG units (px) per inch of the layout
 FONT_SIZE = 11  # px; a CJK character is one em wide, two layout columns (LAYOUT["char"] × 2 × SCALE)
@@ -25,13 +27,13 @@ def _dash(style: dict) -> str:
 
 
 def _node(attrs: dict, lines: list[str], centre: tuple[float, float], size: tuple[float, float],
-          styles: Optional[dict]) -> str:
+          styles: Optional[dict], lang: str) -> str:
     style = node_style(attrs, styles)
     (x, y), (w, h) = centre, size
     shape = style.get("shape", "box")
     radius = h / 2 if shape == "ellipse" else 8 if "rounded" in style.get("style", "") or shape == "hexagon" else 0
     paint = f'fill="{style.get("fillcolor", "white")}" stroke="{style.get("color", "black")}"{_dash(style)}'
-    tip = attrs.get("text", "") + (f"  [{attrs['where']}]" if attrs.get("where") else "")
+    tip = tooltip(attrs, lang)
     first = y - (len(lines) - 1) * LINE / 2
     spans = "".join(f'<tspan x="{x:.1f}" y="{first + i * LINE:.1f}">{escape(line)}</tspan>'
                     for i, line in enumerate(lines))
@@ -70,9 +72,10 @@ def draw_svg(graph: nx.DiGraph, lang: str = "zh", node_styles: Optional[dict] = 
         down = 1 if yb >= ya else -1
         start, end = (xa, ya + down * box[a][1] / 2), (xb, yb - down * box[b][1] / 2)
         edges.append(_edge(start, end, edge_style(graph.edges[a, b], edge_styles, graph.nodes[a])))
-    nodes = [_node(graph.nodes[n], texts[n], centre[n], box[n], node_styles) for n in sorted(graph, key=centre.get)]
+    nodes = [_node(graph.nodes[n], texts[n], centre[n], box[n], node_styles, lang) for n in sorted(graph, key=centre.get)]
     w, h = width * SCALE, height * SCALE
-    question = escape(str(graph.graph.get("question", "")))
+    root = graph.nodes[graph.graph["root"]] if graph.graph.get("root") in graph else {}
+    question = escape(drawable(str(graph.graph.get("question", ""))) if ids_shown() or not root else tooltip(root, lang))
     return (f'<?xml version="1.0" encoding="UTF-8"?>\n'
             f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}px" height="{h:.0f}px" '
             f'viewBox="0 0 {w:.1f} {h:.1f}" font-family={quoteattr(FONT_FAMILY)} font-size="{FONT_SIZE}">\n'

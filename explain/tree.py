@@ -11,8 +11,10 @@ text output, which imports no networkx) reads the same.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from liuren_logic.datalog.labels import ids_shown
 from liuren_logic.domain.books import cite
 
 from .view import compact, ordered_children
@@ -20,6 +22,7 @@ from .view import compact, ordered_children
 if TYPE_CHECKING:
     import networkx as nx
 
+KB_FILE = re.compile(r"\.dl:\d+$")  # where a fact was read: a KB file's line
 GLYPHS = {"branch": "├─ ", "last": "└─ ", "pipe": "│  ", "space": "   "}
 MARKS = {"atom": "", "fact": "▪ ", "rule": "⇐ ", "not": "", "compare": "", "aggregate": "Σ ",
          "absent": "✗ ", "fail": "✗ ", "holds": "✗ "}
@@ -29,10 +32,11 @@ WORDS = {
     "absent": {"zh": "  不成立：{label}", "en": "  does not hold: {label}"},
     "not": {"zh": "  無此事：{label}", "en": "  holds because this fails: {label}"},
     "holds": {"zh": "  卻成立：{label}", "en": "  but this holds: {label}"},
-    "fires_not": {"zh": "{rule} 未成立", "en": "{rule} does not fire"},
+    "fires_not": {"zh": "{rule}未成立", "en": "{rule} does not fire"},
     "again": {"zh": "（見上）", "en": "  (see above)"},
     "below": {"zh": "… 其下尚有 {n} 項", "en": "… {n} more below"},
     "given": {"zh": "所給"},
+    "rule": {"zh": "「{label}」", "en": "the rule “{label}”"},
 }
 
 
@@ -42,29 +46,32 @@ def children(graph: "nx.DiGraph", node: str) -> list[str]:
 
 
 def describe(attrs: dict, lang: str = "zh") -> str:
-    """One line for a node: its text, its label in the language, where it comes from."""
-    kind = attrs["kind"]
+    """One line for a node: its label in the language (a rule's with its book line), where it comes
+    from; the relation, the rule id and the KB file only under :func:`~liuren_logic.datalog.labels.showing_ids`."""
+    kind, ids = attrs["kind"], ids_shown()
     label = attrs.get(lang) or ""
     if kind == "rule":
-        line = f"{MARKS[kind]}{attrs['rule']}"
-        line += f": {label}" if label else ""
+        line = MARKS[kind] + (f"{attrs['rule']}: {label}" if ids and label else label or attrs["rule"])
         if attrs.get("source"):
             line += f"  «{cite(attrs['source'], lang)}»"
         return line
     if kind == "fail":
-        return MARKS[kind] + WORDS["fires_not"][lang].format(rule=attrs["rule"]) + (f" ({label})" if label else "")
+        said = attrs["rule"] + " " * (lang == "zh") if ids or not label else WORDS["rule"][lang].format(label=label)
+        return MARKS[kind] + WORDS["fires_not"][lang].format(rule=said) + (f" ({label})" if ids and label else "")
     if kind == "compare":
         return ("✓ " if attrs.get("holds") else "✗ ") + attrs["text"]
-    line = MARKS.get(kind, "") + attrs["text"]
+    text = attrs["text"] if ids or not label else ""
+    line = MARKS.get(kind, "") + text
     if kind in ("absent", "not", "holds"):
-        line += WORDS[kind][lang].format(label=label or attrs["text"])
-    elif label and label != attrs["text"]:
-        line += f"  {label}"
+        line += WORDS[kind][lang].format(label=label or attrs["text"])[0 if text else 2:]
+    elif label and label != text:
+        line += f"  {label}" if text else label
     if kind == "fact":
         where = attrs["where"]
         if lang == "zh" and where.startswith("given:"):  # the label says what was given; the origin is English
-            where = WORDS["given"][lang]
-        line += f"  [{where}" + (f" {attrs['table']}" if attrs.get("table") else "") + "]"
+            line += f"  [{WORDS['given'][lang]}]"
+        elif ids or not KB_FILE.search(where):  # a KB file's line is a developer's
+            line += f"  [{where}" + (f" {attrs['table']}" if attrs.get("table") else "") + "]"
         if attrs.get("source"):
             line += f"  «{cite(attrs['source'], lang)}»"
     if attrs.get("reason"):

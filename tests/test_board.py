@@ -183,7 +183,8 @@ def test_the_table_has_a_header_a_day_filter_and_the_general_over_the_hour(capsy
     header = lines[0]
     assert columns(lines[9][:lines[9].index("寅加午")]) == columns(header[:header.index("將加時")])  # under its label
     assert main(["table", "--day", "甲丑"]) == 2
-    assert capsys.readouterr().err == "liuren: --day 甲丑: not a day pillar (one of the sixty, e.g. 辛巳)\n"
+    assert capsys.readouterr().err == ("liuren: impossible pillar 甲丑 for the day: 甲 is 陽 but 丑 is 陰, and a pillar "
+                                       "pairs a yang stem with a yang branch, a yin with a yin\n")  # as cast says it
 
 
 def test_the_readme_shows_the_first_seed_charts_board_as_it_is(seed_chart):

@@ -60,6 +60,18 @@ def browser(tmp_path_factory):
     driver.quit()
 
 
+# the smallest text presented, in CSS px: each element with text of its own, a picture's scaled
+PRESENTED_TEXT = """
+var shown = Array.from(document.querySelectorAll('.lr-present *')).filter(function(e){
+  return e.getClientRects().length && Array.from(e.childNodes).some(function(n){
+    return n.nodeType === 3 && n.textContent.trim(); }); });
+var sizes = shown.map(function(e){
+  var svg = e.closest('svg'), k = svg ? svg.getBoundingClientRect().width / svg.viewBox.baseVal.width : 1;
+  return parseFloat(getComputedStyle(e).fontSize) * k; });
+return [sizes.length, Math.min.apply(null, sizes)];
+"""
+
+
 def wait_for(driver, css: str, text: str = "", timeout: float = 60):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
@@ -182,19 +194,86 @@ def test_the_other_language_keeps_the_chart_and_what_the_panel_shows(app, browse
     assert browser.find_element(By.ID, "lr-board").get_attribute("data-chart") == chart
 
 
-def test_now_in_the_browsers_zone_is_the_default_moment(app, browser):
-    from datetime import datetime, timedelta
-
+def test_now_in_asia_shanghai_is_the_default_moment_and_the_browsers_zone_is_offered(app, browser):
     from selenium.webdriver.common.by import By
+
+    from datetime import datetime, timedelta
+    from zoneinfo import ZoneInfo
 
     browser.get(app)
     wait_for(browser, "select[data-topic]")
-    at, tz, zone, now = browser.execute_script(
-        "var f = document.querySelector('form').elements; var d = new Date();"
-        "return [f.at.value, f.tz.value, Intl.DateTimeFormat().resolvedOptions().timeZone,"
-        " new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19)];")
-    assert tz == zone and abs(datetime.fromisoformat(at) - datetime.fromisoformat(now)) < timedelta(minutes=1)
+    at, tz, zone, offered = browser.execute_script(
+        "var f = document.querySelector('form').elements, b = document.getElementById('lr-browser-zone');"
+        "return [f.at.value, f.tz.value, Intl.DateTimeFormat().resolvedOptions().timeZone, b.hidden ? '' : b.textContent];")
+    shanghai = datetime.now(ZoneInfo("Asia/Shanghai")).replace(tzinfo=None)
+    assert tz == "Asia/Shanghai" and abs(datetime.fromisoformat(at) - shanghai) < timedelta(minutes=1)
+    assert offered.endswith(zone) if zone != "Asia/Shanghai" else offered == ""  # the browser's zone, to choose
     assert browser.find_element(By.ID, "lr-lang").get_attribute("href").endswith("?lang=en")
+
+
+def test_now_casts_the_present_moment(app, browser):
+    """「此刻」 casts the present in the chosen zone: today's day pillar (as the command line casts it)."""
+    from selenium.webdriver.common.by import By
+
+    from liuren_logic import Session
+
+    browser.get(app)
+    wait_for(browser, "select[data-topic]")
+    browser.find_element(By.ID, "lr-now").click()
+    head = wait_for(browser, "#lr-board .lr-head", "三傳")
+    at = browser.execute_script("return document.querySelector('form').elements.at.value")
+    chart = Session().cast_at(at.replace("T", " "), "Asia/Shanghai")
+    assert head.text.startswith(f"{chart.day}日 {chart.jiang}將 {chart.hour}時")
+
+
+def test_present_puts_the_derivation_on_the_screen_with_no_text_under_18px(app, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    browser.set_window_size(1366, 768)
+    try:
+        browser.get(app + SEED + "&show=why:initial")
+        wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+        browser.find_element(By.CSS_SELECTOR, ".lr-panel button[data-present]").click()
+        wait_for(browser, ".lr-present")
+        box = browser.execute_script("var r = document.querySelector('.lr-present').getBoundingClientRect();"
+                                     "return [r.left, r.top, r.width, document.documentElement.clientWidth];")
+        assert box[:2] == [0, 0] and box[2] == box[3]  # the whole screen
+        count, smallest = browser.execute_script(PRESENTED_TEXT)
+        assert count > 50 and smallest >= 18
+        assert screenshot(browser, "present", tmp_path).stat().st_size > 10_000
+        browser.find_element(By.CSS_SELECTOR, ".lr-present button[data-present]").click()
+        assert not browser.find_elements(By.CSS_SELECTOR, ".lr-present")
+    finally:
+        browser.set_window_size(*WIDTHS["desktop"])
+
+
+def test_the_handout_prints_every_step_of_the_lesson_and_a_graph_of_9pt(app, browser, tmp_path):
+    import base64
+    import subprocess
+
+    browser.get(app + SEED + "&show=why:initial")
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        smallest = browser.execute_script(
+            "var svg = document.querySelector('.lr-panel svg'), k = svg.getBoundingClientRect().width"
+            " / svg.viewBox.baseVal.width; return Math.min.apply(null, Array.from(svg.querySelectorAll('text'))"
+            ".map(function(t){ return parseFloat(getComputedStyle(t).fontSize) * k * 0.75; }));")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert smallest >= 9  # pt
+    browser.execute_script("window.dispatchEvent(new Event('beforeprint'))")
+    pdf = tmp_path / "handout.pdf"
+    pdf.write_bytes(base64.b64decode(browser.print_page()))
+    browser.execute_script("window.dispatchEvent(new Event('afterprint'))")
+    if not shutil.which("pdftotext"):
+        pytest.skip("needs pdftotext (apt-get install poppler-utils)")
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    from liuren_logic import Session
+    from liuren_logic.explain.lesson import lesson_steps
+
+    steps = lesson_steps(Session().cast_at("1998-11-30 12:00", "Asia/Shanghai"))
+    assert all(f"{i}. {s.title}" in text for i, s in enumerate(steps, 1)), text[:400]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -290,3 +369,50 @@ def test_a_matter_chosen_ends_the_board_with_its_judgement_and_answers_why(app, 
     WebDriverWait(browser, 60).until(EC.staleness_of(section))  # the board was drawn again
     wait_for(browser, "#lr-board .lr-head", "三傳午寅戌")
     assert not browser.find_elements(By.CSS_SELECTOR, "#lr-board .lr-judgement")
+
+
+def test_the_chinese_page_with_a_derivation_open_shows_no_internal_id(app, browser):
+    """Every text of the page, the derivation's picture and its hover titles included, is names
+    (issue 38); the developers' toggle (``ids=1``) shows the rule ids and relations beside them."""
+    import re
+
+    found = re.compile(r"(?:^|[^-A-Za-z0-9_])([a-z][a-z_0-9]{2,}(?:\.[a-z_0-9]+)*)", re.M)
+    text = ("return document.querySelector('.lr-app').innerText + '\\n' + Array.from(document.querySelectorAll("
+            "'.lr-panel svg text, .lr-panel svg title')).map(function(t){ return t.textContent; }).join('\\n')")
+    shown = {}
+    for ids in ("", "&ids=1"):
+        browser.get(app + SEED + "&show=why:initial" + ids)
+        wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+        shown[ids] = found.findall(browser.execute_script(text))
+    assert shown[""] == []
+    assert {"zeike.yuanshou", "chosen"} <= set(shown["&ids=1"])
+
+
+def test_a_click_on_a_page_brings_its_derivation_into_view(browser, tmp_path):
+    """``liuren page``: the derivation opens below the board; the click scrolls it into view."""
+    from selenium.webdriver.common.by import By
+
+    from liuren_logic.faces.cli import main
+
+    page = tmp_path / "chart.html"
+    assert main(["page", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--output", str(page)]) == 0
+    browser.get(page.as_uri())
+    browser.find_element(By.CSS_SELECTOR, 'button[data-key="initial"]').click()
+    wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    top, height = browser.execute_script("return [document.querySelector('.lr-panel').getBoundingClientRect().top,"
+                                         " window.innerHeight]")
+    assert -1 <= top < height / 2
+
+
+def test_the_page_in_simplified_characters_keeps_the_chart(app, browser):
+    from selenium.webdriver.common.by import By
+
+    browser.get(app + SEED)
+    wait_for(browser, "#lr-board .lr-head", "三傳午寅戌")
+    browser.find_element(By.ID, "lr-script").click()  # 简体
+    wait_for(browser, "#lr-board .lr-head", "三传午寅戌")
+    browser.find_element(By.CSS_SELECTOR, '#lr-board button[data-key="initial"]').click()
+    panel = wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+    text = browser.find_element(By.CSS_SELECTOR, ".lr-app").text
+    assert "门派：通行" in text.replace("\n", "") and "何以初传午" in text and "傳" not in text
+    assert panel.is_displayed() and browser.find_element(By.ID, "lr-script").text == "繁體"

@@ -30,8 +30,11 @@ def test_jiang_changes_at_the_exact_zhongqi_instant(session):
 
 
 def test_why_jiang_ends_at_the_instant(session):
+    from liuren_logic.datalog.labels import showing_ids
+
     chart = session.cast_at("1998-11-30 12:00")
-    text = render(session.why(chart, "offset"))
+    with showing_ids():  # the rule by its id
+        text = render(session.why(chart, "offset"))
     assert "calendar.jiang" in text and "1998-11-22 20:34:12 UTC+8" in text
 
 

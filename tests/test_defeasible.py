@@ -277,8 +277,11 @@ def test_the_command_line_says_which_rule_won_and_what_it_defeated(capsys, tmp_p
 
     path = tmp_path / "weigh.dl"
     path.write_text(WEIGH, encoding="utf-8")
-    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path), "--lang", "en"]
-    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
+    chart = ["--day", "辛巳", "--jiang", "寅", "--hour", "午", "--kb", str(path), "--lang", "en", "--ids"]
+    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart[:-1]]) == 0  # a reader's view: the rules' labels
+    out = capsys.readouterr().out
+    assert "⇐ a nourished day stem is good (prevails)  «demo: ji»" in out and "demo.ji" not in out
+    assert main(["why", "demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0  # --ids: which rule, by its id
     out = capsys.readouterr().out
     assert "demo.ji·wins: a nourished day stem is good (prevails)" in out
     assert "demo.ji>demo.xiong: nourishment outweighs the void  «demo: prefer»" in out
@@ -286,3 +289,12 @@ def test_the_command_line_says_which_rule_won_and_what_it_defeated(capsys, tmp_p
     assert main(["why-not", "~demo_answer(辛巳日寅將午時, 吉)", *chart]) == 0
     out = capsys.readouterr().out
     assert "demo.xiong·wins does not fire" in out and "demo.ji·attacks" in out
+
+
+def test_a_prevailing_rule_reads_its_label_with_no_slot_it_cannot_bind():
+    """The rule ``r·wins`` has the head's arguments only: its label keeps the head's slots and leaves
+    out those of the body (「{B}大」 reads 「大」, never 「某大」 or "any is big")."""
+    program = check([parse('@pred big(c: text).\n@pred size(c: text, b: any).\nsize("c", 子).\n'
+                           '@default t.r zh "{C}之{B}大" en "{B} of {C} is big".\nbig(C) :- size(C, B).\n', "t.dl")])
+    (wins,) = [rule for rule in program.rules if rule.id == "t.r·wins"]
+    assert dict(wins.labels) == {"zh": "{X1}之大（勝）", "en": "of {X1} is big (prevails)"}

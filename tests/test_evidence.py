@@ -13,6 +13,7 @@ import pytest
 from liuren_logic import Session
 from liuren_logic.faces.cli import main
 from liuren_logic.domain.evidence import against, by_topic
+from liuren_logic.explain.evidence_view import parting
 
 AGAINST = Path(__file__).parent / "data" / "against"
 
@@ -26,13 +27,13 @@ def test_a_deciding_case_shows_where_the_two_derivations_part(default, zhinan_ca
     """Each deciding case carries, per reading, the steps of its lesson that the readings state
     differently, up to the first transmission they part on: in the lesson's words, not both lessons whole."""
     verdicts = {v.topic: v for v in by_topic(default, [c for c in zhinan_cases if c["seq"] in (11, 37, 67)])}
-    case37 = {r: dict(steps) for r, steps in verdicts["shehai_biyong"].deciding[0].steps("zh").items()}
+    case37 = {r: dict(steps) for r, steps in parting(verdicts["shehai_biyong"].deciding[0], "zh").items()}
     assert list(case37["none"]) == list(case37["daquan"]) == ["定法", "取用", "初傳"]
     assert "依涉害法亥發用" in case37["none"]["取用"] and "依比用法巳發用" in case37["daquan"]["取用"]
     assert "比用格，巳發用" in case37["daquan"]["初傳"]
-    case67 = verdicts["shehai"].deciding[0].steps("en")
+    case67 = parting(verdicts["shehai"].deciding[0], "en")
     assert set(case67) == {"depth", "shortcut"} and case67["depth"] != case67["shortcut"]
-    case11 = {r: dict(steps) for r, steps in verdicts["fuyin_final"].deciding[0].steps("zh").items()}
+    case11 = {r: dict(steps) for r, steps in parting(verdicts["fuyin_final"].deciding[0], "zh").items()}
     assert list(case11["clash"]) == ["中傳、末傳"]  # the initial, the same under both, is not shown
     assert "卯為末傳" in case11["punish_back"]["中傳、末傳"] and "改取子之沖午" in case11["clash"]["中傳、末傳"]
 
@@ -52,9 +53,14 @@ def test_the_cases_table_and_its_html_on_the_command_line(capsys, tmp_path):
     page = tmp_path / "cases.html"
     assert main(["audit", "--cases", "tests/data/cases/zhinan_cases.json", "--html", str(page)]) == 0
     out = capsys.readouterr().out
-    assert "  涉害      shehai         計深淺 101  孟仲季徑取 103" in out
+    assert "  涉害      計深淺 101  孟仲季徑取 103\n" in out and "shehai" not in out
+    assert "  諸案從孟仲季徑取：103案合書，計深淺101案，多2案；決之者第67、73案。" in out
+    # 21: the readings share the initial and part on the middle: the step shown is 中傳、末傳
+    assert "      四鏈：中傳、末傳：初傳申刑亥，亥為中傳" in out and "四鏈：初傳：" not in out
     assert "  37 戊辰 戌將辰時  書 巳亥巳  不用 亥巳亥  大全 巳亥巳✓" in out
-    assert "<h2>shehai_biyong</h2>" in page.read_text("utf-8")
+    html = page.read_text("utf-8")
+    assert "<h2>比用格：可決之案</h2>" in html and "shehai_biyong" not in html
+    assert "<td>諸案從孟仲季徑取：103案合書，計深淺101案，多2案；決之者第67、73案。</td>" in html
     two = tmp_path / "two.html"  # with --vs the page says which of the two each case follows
     assert main(["audit", "--vs", "shehai=shortcut", "--cases", "tests/data/cases/zhinan_cases.json",
                  "--html", str(two)]) == 0
@@ -80,18 +86,28 @@ def test_every_difference_of_another_caster_is_explained_by_a_named_reading(defa
 
 
 def test_against_on_the_command_line_groups_by_method(capsys):
-    assert main(["audit", "--against", str(AGAINST / "wlhyl.json")]) == 0
+    assert main(["audit", "--against", str(AGAINST / "wlhyl.json"), "--lang", "en"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("16 answers: 1 agree; 15 differ, 15 explained by a shipped reading, 0 by none")
-    assert "伏吟 (3):\n  丁卯 午將午時 (offset 0): sanchuan 卯子卯 → 卯子午  — fuyin_final=clash 伏吟末傳（取沖）" in out
+    assert out.startswith("16 answers: 1 agree; 15 differ, 15 explained by a shipped reading, 0 by none\n"
+                          "chart (offset)  ours → theirs")
+    assert "伏吟 (3):\n  丁卯 午將午時 (offset 0)  三傳 卯子卯 → 卯子午  — 伏吟's final (the clash)\n" in out
+    assert main(["audit", "--against", str(AGAINST / "wlhyl.json")]) == 0  # the reader's language: zh by default
+    out = capsys.readouterr().out
+    assert out.startswith("16答：1答與本派同；15答不同，其中15答有某一異說可解，0答無\n盤（轉數）  本派 → 彼答")
+    assert "伏吟（3）：\n  丁卯 午將午時（轉0）  三傳 卯子卯 → 卯子午  — 伏吟末傳（取沖）\n" in out
+    assert main(["audit", "--against", str(AGAINST / "wlhyl.json"), "--ids"]) == 0
+    assert "— fuyin_final=clash 伏吟末傳（取沖）" in capsys.readouterr().out
 
 
 def test_against_writes_its_html_page_and_never_over_the_answers(capsys, tmp_path):
     page = tmp_path / "against.html"
-    assert main(["audit", "--against", str(AGAINST / "wlhyl.json"), "--html", str(page)]) == 0
+    assert main(["audit", "--against", str(AGAINST / "wlhyl.json"), "--html", str(page), "--lang", "en"]) == 0
     html = page.read_text("utf-8")
     assert "<h1>16 answers: 1 agree; 15 differ, 15 explained by a shipped reading, 0 by none</h1>" in html
-    assert "<h2>伏吟 (3)</h2>" in html and "<td>2</td><td>丁卯 午將午時 (offset 0)</td><td>sanchuan 卯子卯 → 卯子午</td>" in html
+    assert "<h2>伏吟 (3)</h2>" in html and "<td>2</td><td>丁卯 午將午時 (offset 0)</td><td>三傳 卯子卯 → 卯子午</td>" in html
+    assert main(["audit", "--against", str(AGAINST / "wlhyl.json"), "--html", str(page)]) == 0
+    html = page.read_text("utf-8")
+    assert "<th>本派 → 彼答</th>" in html and "<h2>伏吟（3）</h2>" in html and "sanchuan" not in html
     answers = tmp_path / "answers.json"
     answers.write_bytes((AGAINST / "wlhyl.json").read_bytes())
     capsys.readouterr()

@@ -24,7 +24,8 @@ import pytest
 from conftest import CHROMIUM, has_cjk_font, needs_chromium, needs_cjk_font, needs_dot
 from liuren_logic import Session
 from liuren_logic.faces.cli import main
-from liuren_logic.explain import Derivation, lesson, page, picture, svg, tree, view
+from liuren_logic.explain import Derivation, graph_look, lesson, page, picture, svg, tree, view
+from liuren_logic.datalog.labels import showing_ids
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SEEDS = {"xinsi_yin_wu": ("辛巳", "寅", "午"), "dingwei_chou_xu": ("丁未", "丑", "戌")}
@@ -121,10 +122,14 @@ def test_teach_json_lists_the_steps(capsys):
 # the text tree ---------------------------------------------------------------------
 def test_tree_hides_plumbing_by_default_and_full_shows_everything(initial):
     short, full = tree.render(initial), tree.render(initial, full=True)
-    assert "zeike.yuanshou" in short and "▪ element(午, 火)" in short
+    assert "⇐ 無下賊，惟一上剋，午發用：元首" in short and "▪ 午屬火\n" in short
+    assert "zeike.yuanshou" not in short and "element(" not in short and ".dl:" not in short
+    with showing_ids():  # a developer's --ids: the rule ids, relations and KB files beside the names
+        ids = tree.render(initial)
+    assert "⇐ zeike.yuanshou: 無下賊" in ids and "▪ element(午, 火)  午屬火  [kb/core/symbols.dl:" in ids
     assert "✓ 8 = ((2 - 6) mod 12)" in full and "✓ 8 =" not in short
     assert "Σ K = count" in full and "Σ" not in short
-    assert "✗ overcomes(丑, 酉)" in short and "zeike.has_lower does not fire" not in short
+    assert "✗ 不成立：丑剋酉" in short and "zeike.has_lower does not fire" not in short
     assert len(short.splitlines()) < len(full.splitlines())
 
 
@@ -141,8 +146,10 @@ def test_unlabelled_rule_steps_fold_into_the_nearest_shown_ancestor():
     shown = view.compact(g)
     assert sorted(shown.edges) == [("a", "r1"), ("b", "f"), ("r1", "b")]
     text = tree.render(g)
-    assert "r.two" not in text and "▪ s(1)" in text
-    assert "r.two" in tree.render(g, full=True)
+    assert "r.two" not in text and "▪ 丙" in text and "s(1)" not in text
+    assert "r.two" in tree.render(g, full=True)  # a step with no label is named by its id
+    with showing_ids():
+        assert "▪ s(1)  丙  [x.dl:3]" in tree.render(g)
 
 
 def test_depth_counts_shown_levels(initial):
@@ -175,17 +182,20 @@ def test_dot_styles_by_kind_and_marks_chosen_and_rejected():
     g.add_edge("m", "x", order=2)
     dot = picture.to_dot(g)
     chosen = next(line for line in dot.splitlines() if 'label="✓ 3"' in line)
-    assert picture.EDGE_STYLE["chosen"]["color"] in chosen and "penwidth" in chosen
+    assert graph_look.EDGE_STYLE["chosen"]["color"] in chosen and "penwidth" in chosen
     assert 'style="dashed"' in next(line for line in dot.splitlines() if 'label="1"' in line)
     absent = next(line for line in dot.splitlines() if "✗ 無" in line)
-    assert "dashed" in absent and picture.NODE_STYLE["absent"]["color"] in absent
+    assert "dashed" in absent and graph_look.NODE_STYLE["absent"]["color"] in absent
     assert "n0 [" in dot and "->" in dot and ":" not in re.sub(r'"[^"]*"', "", dot).replace("//", "")
 
 
 @needs_dot
 def test_svg_from_dot_keeps_the_chinese_labels_as_text(initial):
     texts = svg_texts(picture.render(view.compact(initial), "svg"))
-    assert "初傳午" in texts and "⇐ zeike.yuanshou" in texts and "無下賊，惟一上剋，午發用：元首" in texts
+    assert "初傳午" in texts and "⇐ 取賊剋，午發用" in texts and "zeike" not in texts
+    with showing_ids():
+        texts = svg_texts(picture.render(view.compact(initial), "svg"))
+    assert "⇐ zeike.yuanshou" in texts and "無下賊，惟一上剋，午發用：元首" in texts
 
 
 @needs_dot
@@ -199,7 +209,9 @@ def test_svg_drawn_in_python_keeps_the_labels_as_text_in_the_viewers_fonts(initi
     shown = view.compact(initial)
     data = picture.render(shown, "svg", engine="python")
     texts = svg_texts(data)
-    assert "初傳午" in texts and "⇐ zeike.yuanshou" in texts and "method.zeike_initial" in texts
+    assert "初傳午" in texts and "⇐ 取賊剋，午發用" in texts and "method.zeike_initial" not in texts
+    with showing_ids():
+        assert "⇐ zeike.yuanshou" in svg_texts(picture.render(shown, "svg", engine="python"))
     root = ET.fromstring(data)
     assert "Noto Sans CJK TC" in root.get("font-family") and root.get("font-family").endswith("sans-serif")
     boxes = [el for el in root.iter() if el.tag.endswith("}rect")][1:]
@@ -222,7 +234,7 @@ def test_without_graphviz_svg_needs_nothing_and_png_says_what_to_install(initial
 def test_matplotlib_fallback_draws_svg_text_and_png(initial):
     shown = view.compact(initial)
     texts = svg_texts(picture.render(shown, "svg", engine="matplotlib"))
-    assert "初傳午" in texts and "method.zeike_initial" in texts
+    assert "初傳午" in texts and "⇐ 取賊剋，午發用" in texts
     width, height = png_size(picture.render(shown, "png", engine="matplotlib"))
     assert width > 200 and height > 200
 
@@ -337,8 +349,8 @@ def test_page_is_one_self_contained_file(page_file, capsys, tmp_path):
     assert text.count("<template data-key=") == 8 and text.count("<svg") == 8
     for key in page.CONCLUSIONS:
         assert f'data-key="{key}"' in text
-    assert "第一課" in text and "天地盤" in text and "zeike.yuanshou" in text
-    code, _, _ = run(capsys, "page", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--lang", "en",
+    assert "第一課" in text and "天地盤" in text and "無下賊，惟一上剋，午發用：元首" in text and "zeike" not in text
+    code, _, _ = run(capsys, "page", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--lang", "en", "--ids",
                      "--output", str(tmp_path / "p.html"))
     other = (tmp_path / "p.html").read_text(encoding="utf-8")
     assert code == 0 and "http" not in other and "bazhuan.yin" in other
@@ -355,7 +367,7 @@ def test_page_in_a_headless_browser_shows_the_clicked_derivation(page_file, tmp_
     panel = re.search(r'<aside class="lr-panel" data-showing="initial">(.*?)</aside>', dom, re.S)
     assert panel, "the click did not fill the panel"
     shown = panel.group(1)
-    assert "zeike.yuanshou" in shown and "<svg" in shown and "初傳午" in shown
+    assert "無下賊，惟一上剋，午發用" in shown and "zeike" not in shown and "<svg" in shown and "初傳午" in shown
     assert '<button type="button" class="lr-on" data-key="initial">' in dom
 
 
@@ -364,7 +376,7 @@ def test_notebook_hooks(charts, initial):
     wrapped = Derivation(initial)
     assert "初傳午" in svg_texts(wrapped._repr_svg_().encode())
     assert "http" not in wrapped._repr_html_() and "<svg" in wrapped._repr_html_()
-    assert "zeike.yuanshou" in str(wrapped) and "nodes>" in repr(wrapped)
+    assert "⇐ 無下賊，惟一上剋，午發用：元首" in str(wrapped) and "nodes>" in repr(wrapped)
     html = charts["dingwei_chou_xu"]._repr_html_()
     assert html.startswith('<div class="liuren-page"') and "http" not in html and 'data-key="method"' in html
 

@@ -44,11 +44,13 @@ class SunInput(ChartInput):
 
 
 def _inputs(session: Session, complete: bool) -> list:
-    """The charts checked: all 1440, or the sample (with the sun given to a school that asks it)."""
-    inputs = table_inputs(session)
+    """The charts checked: all 1440, or the sample (with the sun given to a school that asks it: such a
+    school casts no chart from pillars alone, so the pillars are the default school's)."""
+    sun = session.kb.school.readings.get("daynight") == "sun"
+    inputs = table_inputs(_default_session() if sun else session)
     if not complete:
         inputs = [i for i in inputs if i.id in sample()]
-    if session.kb.school.readings.get("daynight") != "sun":
+    if not sun:
         return inputs
     return [SunInput(stem=i.stem, branch=i.branch, jiang=i.jiang, hour=i.hour, sun_up=i.hour == "午") for i in inputs]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from scopes import SCOPES
+from liuren_logic.datalog.labels import showing_ids
 from liuren_logic.faces.cli import main
 from liuren_logic.domain.errors import InputError
 from liuren_logic.explain.judgement import KIND_ORDER
@@ -186,16 +187,19 @@ def test_the_board_opens_the_judgement_with_the_answer(capsys):
 @pytest.mark.parametrize("lang, book", [("zh", "《六壬"), ("en", "《六壬")])
 def test_the_board_cites_each_reason_by_its_book(capsys, args, lang, book):
     """Each reason row of the 斷 ends 〔book: line〕, the book as docs/sources.md names it, never the
-    source's key (指南卷一) nor a rule's id."""
+    source's key (指南卷一) nor a rule's id; under ``--ids``, 〔rule · book: line〕."""
     import re
 
     from liuren_logic.domain.books import books as named
 
-    code, out, _ = run(capsys, "cast", *args, "--lang", lang)
-    section = " ".join(line.strip() for line in out[out.index("\n斷: " if lang == "zh" else "\nJudgement"):].splitlines())
-    cited = re.findall(r"〔([^〕]*)〕", section)
-    assert code == 0 and cited and all(c.startswith(book) for c in cited), cited
-    assert not any(f"〔{key}" in section for key in named()) and "weigh." not in section
+    for ids in ((), ("--ids",)):
+        code, out, _ = run(capsys, "cast", *args, "--lang", lang, *ids)
+        section = " ".join(line.strip() for line in out[out.index("\n斷: " if lang == "zh" else "\nJudgement"):].splitlines())
+        cited = [c.partition(" · ") if ids else ("", "", c) for c in re.findall(r"〔([^〕]*)〕", section)]
+        assert code == 0 and cited and all(c.startswith(book) for _, _, c in cited), cited
+        assert all(bool(sep) == bool(ids) for _, sep, _ in cited), cited
+        assert not any(f"〔{key}" in section for key in named()) and "seed" not in section
+        assert ("weigh." in section) == bool(ids)
 
 
 MATTERS = ("天時", "家宅", "婚姻", "產育", "疾病", "仕宦", "求財", "出行", "行人", "失物", "詞訟", "謀望")
@@ -255,7 +259,7 @@ def test_json_carries_each_finding_with_its_kind_about_text_rule_and_source(caps
     (WEATHER_ARGS + ("--reading", "spirit_month=lunar"), "雪而不久", "judge.snow_not_long"),
 ])
 def test_why_answers_a_finding_down_to_its_rule_and_source(capsys, args, asked, rule):
-    code, out, _ = run(capsys, "why", "斷", asked, *args, "--depth", "1")
+    code, out, _ = run(capsys, "why", "斷", asked, *args, "--depth", "1", "--ids")  # the rule's id where asked for
     assert code == 0 and f"⇐ {rule}:" in out.splitlines()[1] and "«" in out
 
 
@@ -273,20 +277,20 @@ def test_why_not_clear_asks_about_the_verdict_not_the_spirit_it_is_part_of(capsy
     than taking the finding of the spirit 晴朗, whose name contains it."""
     code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS)
     assert code == 0 and "辰（大角）臨陽位丑：主晴；所缺：丑屬陽" in out and "finding(" not in out
-    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS, "--full")  # the rule's id where asked for
+    code, out, _ = run(capsys, "why-not", "斷", "晴", *WEATHER_ARGS, "--full", "--ids")  # the rule's id where asked for
     assert code == 0 and "weather.dajiao_yang" in out
 
 
 @pytest.mark.parametrize("lang, said", [
-    ("zh", ["雨：此課有之（斷語）。", "辰（大角）臨陰位丑：主雨〔weather.dajiao_yin｜《六壬指南》卷三：",
+    ("zh", ["雨：此課有之（斷語）。", "辰（大角）臨陰位丑：主雨〔《六壬指南》卷三：",
             "其推導見：liuren why 斷 雨"]),
-    ("en", ["雨: this chart has it (verdict).", "辰 (大角) stands over 丑, a yin palace: rain [weather.dajiao_yin | "
+    ("en", ["雨: this chart has it (verdict).", "辰 (大角) stands over 丑, a yin palace: rain ["
             "《六壬指南》 vol. 3: ", "Its derivation: liuren why 斷 雨"])])
 def test_why_not_of_what_holds_says_so_in_words_with_its_rule_and_line(capsys, lang, said):
     code, out, err = run(capsys, "why-not", "斷", "雨", *WEATHER_ARGS, "--lang", lang)
     lines = out.splitlines()
     assert code == 0 and err == "" and len(lines) == 3 and all(l.startswith(s) for l, s in zip(lines, said)), out
-    code, out, _ = run(capsys, "why-not", "斷", "丑", *WEATHER_ARGS, "--lang", lang)
+    code, out, _ = run(capsys, "why-not", "斷", "丑", *WEATHER_ARGS, "--lang", lang, "--ids")
     assert code == 0 and "timing.tomb_opened" in out and "timing(" not in out
     code, out, _ = run(capsys, "why-not", "斷", "女尸", *HOUSE_ARGS, "--lang", lang)
     assert code == 0 and out.startswith("女尸做祟") and "liuren why 斷 女尸做祟" in out
@@ -394,7 +398,12 @@ def test_a_features_tokens_are_its_branches_generals_and_names():
 def test_the_lesson_continues_to_the_judgement(capsys):
     code, out, _ = run(capsys, "teach", *HOUSE_ARGS)
     step = out[out.index("、斷\n"):]
+    step = step.replace("\n   ", "")  # the lesson's lines wrapped to the terminal, read whole
     assert code == 0 and "乃得其斷：凶：所問不成" in step
+    assert "一、用神：三傳不見類神：初傳午發用為用神〔《" in step and "四、斷：凶：所問不成〔《" in step
+    assert "question." not in step and "answer." not in step
+    code, out, _ = run(capsys, "teach", *HOUSE_ARGS, "--ids")
+    step = out[out.index("、斷\n"):].replace("\n   ", "")
     assert "一、用神：三傳不見類神：初傳午發用為用神〔question.yong_initial" in step and "四、斷：凶：所問不成〔answer.ill" in step
     code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00")
     assert "乃得其斷" not in out
@@ -420,8 +429,11 @@ def test_the_lesson_teaches_the_weighing_step_by_step(session, args):
         assert [i["rule"] for i in ruled] == expected
         for item in ruled:
             verse = item["source"].partition(": ")[2]
-            assert f"{open_}{item['rule']}{sep}《" in item["text"] and f"「{verse}」" in item["text"], item
+            assert f"{open_}《" in item["text"] and f"「{verse}」" in item["text"], item  # the book, not the rule id
         assert not items[-1]["rule"] and ("另有所見" in items[-1]["text"] or "more findings" in items[-1]["text"])
+        with showing_ids():
+            shown = [i for i in next(s for s in lesson_steps(chart, lang) if s.key == "judgement").items if i["rule"]]
+        assert all(f"{open_}{i['rule']}{sep}《" in i["text"] for i in shown), shown
 
 
 # --- counts over the 720 charts, each against a definition written here ---------------------------
@@ -689,6 +701,8 @@ def test_a_rescue_acts_on_the_harm_and_outranks_only_it(session, matter):
 
 def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
     code, out, _ = run(capsys, "why", "斷", "凶", *HOUSE_ARGS)
+    assert code == 0 and out.startswith("斷：凶") and "克我則憂難不已：主不成（勝）" in out and "weigh." not in out
+    code, out, _ = run(capsys, "why", "斷", "凶", *HOUSE_ARGS, "--ids")
     assert code == 0 and out.startswith("answer(") and "weigh.ke_wo·wins" in out
     code, out, _ = run(capsys, "why-not", "斷", "吉", *HOUSE_ARGS)
     lines = out.splitlines()

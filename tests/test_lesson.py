@@ -7,6 +7,7 @@ import pytest
 
 from liuren_logic import Session
 from liuren_logic.explain import lesson
+from liuren_logic.datalog.labels import showing_ids
 
 METHODS = {"伏吟", "返吟", "賊剋", "比用", "涉害", "八專", "遙剋", "昴星", "別責"}
 # one chart of each way to the initial (day charts, DAY/OFFSET)
@@ -102,7 +103,9 @@ def test_a_step_resting_on_a_reading_says_which(session):
     steps = steps_of(shortcut.cast_offset("丁卯", 10))
     assert [(r["topic"], r["reading"]) for r in steps["candidates"].readings] == [("shehai", "shortcut")]
     assert "不計深淺，丑、亥逕入孟仲季之比" in steps["candidates"].text
-    assert "〔本門派於shehai取 shortcut 之讀法" in lesson.render_step(steps["candidates"], 5)
+    assert "〔本門派於涉害取「孟仲季徑取」之讀法〕" in lesson.render_step(steps["candidates"], 5)
+    with showing_ids():  # a developer's --ids: the reading's id, its rules and file
+        assert "〔本門派於shehai取 shortcut 之讀法：shehai.shortcut 出自" in lesson.render_step(steps["candidates"], 5)
 
 
 @pytest.mark.parametrize("day, offset", SAMPLES[:8])
@@ -189,8 +192,12 @@ def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
     assert "shehai.shortcut" in candidates["rules_here"]
     assert "三傳亥酉未" in by_key["sequence"].differs["text"]  # the default's 三傳, from its own lesson
     text = lesson.render_lesson(chart, "zh", steps, follows)
-    assert text.splitlines()[1].startswith("本課依異說shehai取shortcut（原取depth）；與本門派原讀法之同一課相較，第五、六、")
-    assert "〔異：依shehai=shortcut，此步與原讀法不同；原讀法作：亥涉害獨深，發用。" in text
+    assert text.splitlines()[1].startswith("本課依異說涉害取孟仲季徑取（原取計深淺）；與本門派原讀法之同一課相較，第五、六、")
+    assert "〔異：依涉害（孟仲季徑取），此步與原讀法不同；原讀法作：亥涉害獨深，發用。" in text
+    with showing_ids():
+        text = lesson.render_lesson(chart, "zh", steps, follows)
+    assert "本課依異說涉害取孟仲季徑取 (shortcut)（原取計深淺 (depth)）" in text
+    assert "〔異：依涉害（孟仲季徑取） (shehai=shortcut)，此步" in text
     # a reading that changes nothing on a chart marks no step
     same = Session(readings={"shehai": "shortcut"}).cast("辛巳", "寅", "午")
     steps = lesson.lesson_steps(same)
@@ -198,8 +205,9 @@ def test_under_a_reading_the_lesson_marks_the_steps_it_changes(session, capsys):
     assert not any(s.differs for s in steps)
     from liuren_logic.faces.cli import main
     assert main(["teach", "--day", "丁卯", "--offset", "10", "--reading", "shehai=shortcut", "--lang", "en"]) == 0
-    out = capsys.readouterr().out
-    assert "This lesson follows the reading shehai=shortcut (the school's own: depth)" in out and "[differs: " in out
+    out = " ".join(capsys.readouterr().out.split())  # the text as wrapped to the terminal, lines joined
+    assert "This lesson follows the reading 涉害: the 孟仲季 short-cut (the school's own: the depth count)" in out
+    assert "[differs: " in out
 
 
 def test_a_clicked_pattern_spirit_or_general_shows_its_lesson_step(session):
@@ -245,7 +253,7 @@ def test_switching_a_reading_in_the_app_lists_the_steps_it_changes(session):
     result = comparison(session.cast_offset("丁卯", 10), shortcut.cast_offset("丁卯", 10))
     keys = [s["key"] for s in result["steps"]]
     assert keys[:3] == ["candidates", "initial", "sequence"] and "plate" not in keys and "method" not in keys
-    assert "本課依異說shehai取shortcut（原取depth）" in result["html"]
+    assert "本課依異說涉害取孟仲季徑取（原取計深淺）" in result["html"]
     assert "原讀法作：亥涉害獨深，發用。" in result["html"]
 
 

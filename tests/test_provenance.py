@@ -164,5 +164,8 @@ def test_a_fact_of_a_table_shows_its_source_at_the_leaf(session):
     assert leaf["kind"] == "fact" and leaf["table"] == "pattern.palace_gouchen"
     assert leaf["source"].startswith("000: 子丑之宮皆被辱")
     from liuren_logic.explain.tree import describe
-    assert "pattern.palace_gouchen" in describe(leaf) and "«《福山堂》：子丑之宮" in describe(leaf)  # the book by name
-    assert "«《福山堂》 (seed 000): 子丑之宮" in describe(leaf, "en")
+    from liuren_logic.datalog.labels import showing_ids
+    assert "«《福山堂》：子丑之宮" in describe(leaf) and "pattern." not in describe(leaf)  # the book by name
+    assert "«《福山堂》: 子丑之宮" in describe(leaf, "en")
+    with showing_ids():  # the table's id for a developer
+        assert "pattern.palace_gouchen" in describe(leaf)

@@ -16,6 +16,7 @@ CHART = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
 
 def teach(capsys, monkeypatch, answers: str, *argv: str) -> tuple[int, str, str]:
     monkeypatch.setattr("sys.stdin", io.StringIO(answers))
+    monkeypatch.setenv("COLUMNS", "1000")  # the verdicts' sentences compared whole, unwrapped
     code = main(["teach", "--quiz", *argv])
     out, err = capsys.readouterr()
     return code, out, err
@@ -31,6 +32,7 @@ def test_a_session_at_the_terminal(capsys, monkeypatch):
     assert "講解第4步 定法：" in out  # ... and the lesson's step, numbered as in the lesson
     assert "對：午。" in out and "不對，是寅。\n你選申：" in out and "講解第7步 中傳、末傳：" in out
     assert out.count("末傳為何？") == 1 and out.count("> ") == 5 and "對：戌。" in out
+    assert "> 請答 1–12 之數，或選項之名：子、丑、寅、卯" in out  # the invalid entry answered with what is accepted
     assert out.rstrip().endswith("得分：2／4")
 
 

@@ -34,6 +34,7 @@ from typing import Iterable
 from . import syntax as S
 from .digraph import Digraph, components, shortest_path
 from .errors import Position, did_you_mean
+from .labels import defined
 
 BLOCKING, PROPAGATING = "blocking", "propagating"
 POLICIES = (BLOCKING, PROPAGATING)
@@ -367,7 +368,8 @@ class _Builder:
             decl = self.program.preds[origin]
             labels, source, annotated, at = (), "", False, decl.at
         else:
-            labels = tuple((lang, text + (zh if lang == "zh" else en)) for lang, text in origin.labels)
+            labels = tuple((lang, _restated(text, origin, lang) + (zh if lang == "zh" else en))
+                           for lang, text in origin.labels)
             source, annotated, at = origin.source, True, origin.at
         names = tuple(S.Var(f"X{k}") for k in range(1, self.program.preds[head].arity + 1))
         places = (at,) * len(names)
@@ -376,3 +378,12 @@ class _Builder:
             return S.Atom(pred, names, places, at)
         body = tuple(atom(p) for p in positive) + tuple(S.Negation(atom(p), at) for p in negative)
         self.added.append(S.Rule(atom(head), body, rule_id, labels, source, annotated, at=at))
+
+
+def _restated(template: str, origin, lang: str) -> str:
+    """``origin``'s label for a rule over its head's arguments (``X1``, ``X2`` …): a slot of a head
+    variable becomes that argument's slot; a slot the new rule cannot bind is left out, as a
+    definition reads (「用神剋日干」, never 「用神某剋日干某」)."""
+    head = origin.head.args if isinstance(origin, S.Rule) else ()
+    slots = {arg.name: f"{{X{k}}}" for k, arg in enumerate(head, 1) if isinstance(arg, S.Var)}
+    return defined(template, slots, lang)

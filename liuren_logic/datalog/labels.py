@@ -6,12 +6,46 @@ label from a user's KB file stays text.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Mapping
 
 _SLOT = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 NUMERALS = "一二三四五六七八九十"
+
+_IDS = ContextVar("ids shown", default=False)
+
+
+def ids_shown() -> bool:
+    """Whether a reader sees the internal ids (rule ids, relation names, reading ids, KB paths) beside
+    the names: off unless a developer asked (``--ids``, the app's toggle)."""
+    return _IDS.get()
+
+
+@contextmanager
+def showing_ids(on: bool = True):
+    """Within the block, every surface shows internal ids (``on``) or names alone."""
+    token = _IDS.set(on)
+    try:
+        yield
+    finally:
+        _IDS.reset(token)
+
+
+def with_id(text: str, id_: str, sep: str = " · ") -> str:
+    """``text`` as a reader sees it; under :func:`showing_ids`, the internal id before it.
+
+    >>> with_id("《福山堂》", "zeike.upper")
+    '《福山堂》'
+    >>> with showing_ids():
+    ...     with_id("《福山堂》", "zeike.upper")
+    'zeike.upper · 《福山堂》'
+    """
+    if not ids_shown() or not id_:
+        return text
+    return f"{id_}{sep}{text}" if text else id_
 
 # What an unbound slot reads (a why-not asks about any value there).
 ANY = {"zh": "某", "en": "any"}
@@ -56,6 +90,17 @@ def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], 
 
     filled = _SLOT.sub(value, template)
     return agree(filled) if lang == "en" and 1 in values.values() else filled
+
+
+def defined(template: str, values: Mapping[str, object], lang: str) -> str:
+    """A label read as a definition: its unbound slots left out, not read as 某 or "any".
+
+    >>> defined("三光：用神{a}、日干{b}、日支{c}皆旺相", {}, "zh")
+    '三光：用神、日干、日支皆旺相'
+    >>> defined("魁罡 {b} stands over the stem", {}, "en")
+    '魁罡 stands over the stem'
+    """
+    return re.sub(r" +([,.;:)])", r"\1", re.sub(r"  +", " ", fill(template, values, "", lang))).strip()
 
 
 _ONE_ARE = re.compile(r"\bare 1 ")

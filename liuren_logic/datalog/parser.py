@@ -14,7 +14,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import NamedTuple
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from . import cache
@@ -46,6 +46,7 @@ _TERMINAL_NAMES = {
 MAX_DIGITS = 4300  # Python's limit on converting digits to an int
 MAX_LINE = 100_000  # characters in one line of a KB file (the longest shipped is 377)
 MAX_STRING = 10_000  # characters between the quotes of a string
+MAX_NESTING = 256  # levels of a statement's parse tree: an expression of 255 terms (each + nests one)
 
 
 @lru_cache(maxsize=1)
@@ -300,6 +301,7 @@ def _parse(text: str, path: str) -> S.Module:
     rest = facts.take(text)
     try:
         tree = _parser().parse(rest)
+        _check_nesting(tree, path)
         items = list(heapq.merge(_Builder(path, terms).transform(tree).children, facts.items,
                                  key=lambda item: item.at[1:]))
     except UnexpectedInput as error:
@@ -310,6 +312,20 @@ def _parse(text: str, path: str) -> S.Module:
             raise KBError([_problem(located.at, located.message, lines if located.echo else [])]) from None
         raise
     return _assemble(items, path, lines)
+
+
+def _check_nesting(tree: Tree, path: str) -> None:
+    """A KBError at the first statement nested deeper than :data:`MAX_NESTING` (walked without
+    recursion: building such a statement, and evaluating it, would exhaust Python's stack)."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            raise KBError([_problem((path, getattr(meta, "line", 1), getattr(meta, "column", 1)),
+                                    f"an expression nested more than {MAX_NESTING} levels deep; "
+                                    "split it into steps (a rule for each part)", [])])
+        stack += [(child, depth + 1) for child in node.children if isinstance(child, Tree)]
 
 
 class _Facts:

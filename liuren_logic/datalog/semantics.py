@@ -61,7 +61,8 @@ def arithmetic(op: str, left, right) -> Optional[int]:
 def _within(value: int, what: str) -> int:
     """``value``, or an :class:`IntegerLimit` saying ``what`` made it if it is 2**63 or more in size."""
     if value.bit_length() > INTEGER_BITS:
-        raise IntegerLimit(f"{what} is larger than 2**{INTEGER_BITS}")
+        raise IntegerLimit(f"{what} is {'larger' if value > 0 else 'smaller'} than {'' if value > 0 else '−'}"
+                           f"(2**{INTEGER_BITS} − 1), the bound of whole numbers")
     return value
 
 

@@ -34,7 +34,8 @@ from .program import Prepared
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
 
-_memory: dict[str, "Loaded"] = {}
+KEPT = 8  # knowledge bases kept in memory, the least recently used let go first (a session holds its own)
+_memory: dict[str, "Loaded"] = {}  # in the order of their last use
 # What decoding built, kept for the process: the schools a cast weighs (one reading swapped each) share
 # all their files but one, and each file's module and compiled rules are then decoded once. Keyed by the
 # file's shown path, its bytes and the stored line (a compiled line holds its rules' places in the school).
@@ -58,12 +59,17 @@ def key(sources: Sequence[tuple[str, bytes]]) -> str:
 def load(name: str, sources: Sequence[tuple[str, bytes]], make: Callable[[], Loaded],
          shipped: Optional[Path] = None) -> Loaded:
     """The knowledge base of these files (entry ``name``): shipped prepared in the folder ``shipped``
-    (:func:`prepare`), else from the user's cache; ``make()`` parses, checks and evaluates on a miss."""
-    if name not in _memory:
+    (:func:`prepare`), else from the user's cache; ``make()`` parses, checks and evaluates on a miss.
+    The :data:`KEPT` used last stay in memory."""
+    loaded = _memory.pop(name, None)
+    if loaded is None:
         found = _shipped(shipped, name, sources) if shipped is not None else None
-        _memory[name] = found if found is not None else \
+        loaded = found if found is not None else \
             cache.entry(name, make, _encode, lambda payload: _decode(payload, sources))
-    return _memory[name]
+    _memory[name] = loaded  # the most recently used last
+    while len(_memory) > KEPT:
+        del _memory[next(iter(_memory))]
+    return loaded
 
 
 POOL, FILES = "modules", "files"  # the shipped entries of each module's line, and of where each file's is (prepare)

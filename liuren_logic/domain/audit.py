@@ -270,61 +270,26 @@ def follows(sessions: Sequence[Session], cases: Sequence[dict]) -> list[CaseVerd
         day, jiang, hour, book = (case[name] for name in CASE_FIELDS)
         book = "".join(book)
         try:
-            answers = {s.name: s.cast(day, jiang, hour).sanchuan for s in sessions}
+            charts = {s.name: s.cast(day, jiang, hour) for s in sessions}
         except InputError as error:
             raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
+        answers = {name: chart.sanchuan for name, chart in charts.items()}
+        for chart in charts.values():  # read: let go, so that memory does not grow with the cases
+            chart.session.forget([chart.id])
         label = f"{case.get('seq', len(verdicts) + 1)} {day} {jiang}將{hour}時"
         verdicts.append(CaseVerdict(label, book, answers, tuple(n for n, a in answers.items() if a == book)))
     return verdicts
 
 
-# The report's words: a conclusion's name, the summary, the table's head (English keeps the keys).
+# The report's words: a conclusion's name, the summary, the table's head.
 CONCLUSION_NAMES = {"zh": {"三傳": "三傳", "method": "課法", "names": "課名", "generals": "天將", "spirits": "神煞",
-                           "patterns": "課格"}}
-REPORT = {
-    "zh": {"summary": "{a}  →  {b}：{total} 盤中 {changed} 盤有變{shared}", "shared": "（{n} 個時刻）",
-           "count": "  {name}：{count}", "head": "盤                      結論    變化",
-           "more": "… 另有 {n} 條（--json 列出全部）"},
-    "en": {"summary": "{a}  →  {b}: {changed} of {total} charts{shared} change", "shared": " ({n} moments)",
-           "count": "  {name}: {count}", "head": "chart                   conclusion  change",
-           "more": "… {n} more (use --json for all)"},
-}
+                           "patterns": "課格"},
+                    "en": {"三傳": "三傳", "method": "method", "names": "names", "generals": "generals",
+                           "spirits": "spirits", "patterns": "patterns"}}
 
 
-def render_text(audit: Audit, limit: Optional[int] = None, lang: str = "en") -> str:
-    """The summary and a table of every difference, in ``lang``."""
-    t, names = REPORT[lang], CONCLUSION_NAMES.get(lang, {})
-    shared = t["shared"].format(n=audit.charts) if audit.distinct and audit.distinct < audit.charts else ""
-    lines = [t["summary"].format(a=audit.a, b=audit.b, changed=len(audit.changed()),
-                                 total=audit.distinct or audit.charts, shared=shared)]
-    lines += [t["count"].format(name=names.get(c, c), count=count) for c, count in audit.summary().items() if count]
-    shown = audit.differences if limit is None else audit.differences[:limit]
-    if shown:
-        lines += ["", t["head"]]
-    width = 6 if lang == "zh" else 8
-    for d in shown:
-        lines.append(f"{d.chart:<20}  {names.get(d.conclusion, d.conclusion):<{width}}  {d.change()}")
-    if limit is not None and len(audit.differences) > limit:
-        lines.append(t["more"].format(n=len(audit.differences) - limit))
-    return "\n".join(lines)
+def conclusion_name(conclusion: str, lang: str) -> str:
+    """A conclusion an audit compares, by its name in the language."""
+    return CONCLUSION_NAMES[lang].get(conclusion, conclusion)
 
 
-CASES = {"zh": {"head": "案例                      書中    ", "follows": "依從", "neither": "皆不從", "and": "、",
-                "list": "、", "tally": "{names}：{n}"},
-         "en": {"head": "case                      book    ", "follows": "follows", "neither": "neither",
-                "and": " and ", "list": ", ", "tally": "{names}: {n}"}}
-
-
-def render_cases(verdicts: Sequence[CaseVerdict], lang: str = "en") -> str:
-    """Each case's 三傳 in the book and under each school, which it follows, and the tally."""
-    t = CASES[lang]
-    schools = list(verdicts[0].answers) if verdicts else []
-    lines = [t["head"] + "  ".join(f"{s:<10}" for s in schools) + "  " + t["follows"]]
-    for v in verdicts:
-        answers = "  ".join(f"{v.answers[s]:<10}" for s in schools)
-        lines.append(f"{v.case:<24}  {v.book:<6}  {answers}  {t['list'].join(v.follows) or t['neither']}")
-    tally = Counter(v.follows for v in verdicts)
-    lines.append("")
-    lines += [t["tally"].format(names=t["and"].join(k) or t["neither"], n=n)
-              for k, n in sorted(tally.items(), key=lambda kv: -kv[1])]
-    return "\n".join(lines)

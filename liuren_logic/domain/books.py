@@ -18,7 +18,7 @@ def book(source: str, lang: str) -> str:
     source of no known book stays as its key.
 
     >>> book("003: 課得天網，正是被纏之象", "en")
-    '《註解大六壬指南》 vol. 16 (seed 003)'
+    '《註解大六壬指南》 vol. 16'
     """
     key = source.partition(": ")[0].strip()
     return books().get(key, (key, key))[lang != "zh"]

@@ -255,11 +255,11 @@ def _parse(text: str) -> datetime:
     if not found:
         raise CalendarError(f"cannot read date {text!r}: {_AT_FORM}", unread, "at")
     year, month, day, hour, minute, second, fraction, offset = found.groups()
-    digits = len(year.lstrip("0"))
-    if digits > 12:  # not converted: a number of 5,000 digits is past int()'s limit, and not echoed
+    year = year.lstrip("0") or "0"  # leading zeros say nothing (5,000 of them are past int()'s limit)
+    if len(year) > 12:  # not converted, and not echoed
         raise CalendarError(f"a year of {len(year):,} digits is outside 1–9999", "年份超出 1–9999", "at")
-    if digits > 4:
-        raise CalendarError(f"year {year.lstrip('0')} is outside 1–9999", f"{year.lstrip('0')} 年超出 1–9999", "at")
+    if len(year) > 4:
+        raise CalendarError(f"year {year} is outside 1–9999", f"{year} 年超出 1–9999", "at")
     _check_year(int(year))
     micro = int((fraction or "0").ljust(6, "0"))
     zone = None

@@ -19,7 +19,8 @@ from ..datalog import cache
 from ..datalog import syntax as S
 from ..datalog.digraph import descendants
 from .errors import InputError
-from .school import CALENDAR_READINGS, kb_root, parsed, reading_file
+from ..datalog.labels import with_id
+from .school import CALENDAR_READINGS, kb_root, names, parsed, reading_file
 
 if TYPE_CHECKING:
     from .chart import Chart
@@ -47,12 +48,6 @@ class Dispute:
         return asdict(self)
 
 
-@lru_cache(maxsize=1)
-def names() -> dict:
-    """kb/variants/names.json: each topic's and reading's zh and en names."""
-    return json.loads((kb_root() / "variants" / "names.json").read_text("utf-8"))["topics"]
-
-
 def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False) -> str:
     """``伏吟末傳（取沖）`` (zh) or ``伏吟's final (the clash)`` (en), ``bare``: the reading's own name
     only (``取沖``, where the topic goes without saying); the ids where a name is missing."""
@@ -61,6 +56,34 @@ def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False)
     if bare:
         return shown
     return f"{entry.get(lang, topic)}（{shown}）" if lang == "zh" else f"{entry.get(lang, topic)} ({shown})"
+
+
+def topic_name(topic: str, lang: str = "zh") -> str:
+    """A disputed topic by its name (``三刑``), or its id where it has none."""
+    return names().get(topic, {}).get(lang, topic)
+
+
+def school_name(school, lang: str = "zh", brief: bool = False) -> str:
+    """A school (a School, or a session's name such as ``default+punishment=seed000``) as readers know
+    it: its name in the language (its id where it has none), and each reading it takes in place of
+    its own by that reading's name (``with_readings`` writes them into the id as ``+topic=reading``);
+    ``brief``: by its short name (``zh_short`` in its file: a board's header, a column); the id beside
+    it under ``--ids``."""
+    from .school import read_school
+
+    name = school if isinstance(school, str) else school.name
+    base, *swapped = name.split("+")
+    if isinstance(school, str):
+        try:
+            labels = read_school(base).labels
+        except InputError:  # a school of the user's not at hand: its id
+            labels = {}
+    else:
+        labels = school.labels
+    readings = [reading_name(*part.split("=", 1), lang) for part in swapped if "=" in part]
+    said = labels.get(f"{lang}_short", labels.get(lang, base)) if brief else labels.get(lang, base)
+    shown = ("、" if lang == "zh" else ", ").join([said, *readings])
+    return with_id(shown, name, " ")
 
 
 def conclusions(chart: "Chart") -> dict[str, object]:
@@ -111,6 +134,7 @@ def _disputes(chart: "Chart", school) -> list[Dispute]:
         if other is None:
             continue
         theirs = conclusions(other)
+        other.session.forget([other.id])  # read once: kept, every chart would stay in every other reading's session
         for key in CONCLUSIONS:
             if key in mine and mine[key] != theirs.get(key):
                 found.append(_dispute(key, mine[key], theirs.get(key), topic, reading))
@@ -137,16 +161,21 @@ def other_readings(school) -> Iterator[tuple[str, str]]:
                 yield topic, path.stem
 
 
-_sessions: dict[str, "Session"] = {}  # a school with one reading swapped → its session, kept for the process
+KEPT_SESSIONS = 24  # sessions of a school with a reading swapped kept (each about 4 MB without its charts)
+_sessions: dict[tuple, "Session"] = {}  # (school, engine) → its session, in the order of their last use
 
 
 def session_under(session: "Session", school) -> "Session":
-    """A session of ``school`` (the session's school with a reading swapped) on the same engine, kept."""
+    """A session of ``school`` (the session's school with a reading swapped) on the same engine,
+    kept among the :data:`KEPT_SESSIONS` used last."""
     from .session import Session
 
-    if school.name not in _sessions:
-        _sessions[school.name] = Session(school, engine=session.engine)
-    return _sessions[school.name]
+    key = (school.name, session.engine)
+    kept = _sessions.pop(key, None) or Session(school, engine=session.engine)
+    _sessions[key] = kept  # the most recently used last
+    while len(_sessions) > KEPT_SESSIONS:
+        del _sessions[next(iter(_sessions))]
+    return kept
 
 
 def _cast_under(chart: "Chart", school) -> "Chart | None":

@@ -10,22 +10,25 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Iterator, Sequence
 
-from .disputes import names, reading_name, session_under
+from .disputes import reading_name, session_under
 from .errors import InputError
 from .inputs import parse_symbol
-from .jsondata import document
-from .school import CALENDAR_READINGS, kb_root
+from .school import CALENDAR_READINGS, MOMENT_READINGS, kb_root
 
 
 def readings(session) -> list[tuple[str, str]]:
-    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic."""
+    """(topic, reading) of every shipped reading of the session's school, the school's own first in each topic
+    (but those only a moment decides: the cases are cast from pillars; a topic left with its own
+    reading alone is left out)."""
     school = session.kb.school
     found = []
     for topic in sorted(t for t in school.readings if t not in CALENDAR_READINGS):
-        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl") if p.stem != school.readings[topic])
-        found += [(topic, school.readings[topic])] + [(topic, r) for r in others]
+        others = sorted(p.stem for p in (kb_root() / "variants" / topic).glob("*.dl")
+                        if p.stem != school.readings[topic] and (topic, p.stem) not in MOMENT_READINGS)
+        if others:  # a topic whose only other readings need a moment has nothing to weigh here
+            found += [(topic, school.readings[topic])] + [(topic, r) for r in others]
     return found
 
 
@@ -43,34 +46,7 @@ class Deciding:
     book: str        # the book's 三傳
     answers: dict    # reading → its 三傳
     charts: dict     # reading → the case's chart under it
-    _told: dict = field(default_factory=dict, repr=False, compare=False)  # lang → steps, once made
-
-    def steps(self, lang: str = "zh") -> dict[str, list[tuple[str, str]]]:
-        """The derivations where they part: reading → (title, text) of each step of the case's lesson
-        that decides the 三傳 (:data:`DECIDING_STEPS`) and that the readings state differently
-        (other atoms or rules), in the lesson's order, up to the first transmission they part on.
-        Made once a language (the text, page and JSON of one report share them)."""
-        if lang not in self._told:
-            self._told[lang] = self._parting(lang)
-        return self._told[lang]
-
-    def _parting(self, lang: str) -> dict[str, list[tuple[str, str]]]:
-        from ..explain.lesson import lesson_steps
-
-        lessons = {r: {s.key: s for s in lesson_steps(c, lang) if s.key in DECIDING_STEPS}
-                   for r, c in self.charts.items()}
-
-        def stated(reading: str, key: str):
-            step = lessons[reading].get(key)
-            return step and (sorted(a.replace(self.charts[reading].id, "C") for a in step.atoms), step.rules)
-
-        parting = [k for k in DECIDING_STEPS if len({repr(stated(r, k)) for r in lessons}) > 1]
-        told = [k for k in parting if k in ("initial", "sequence")]  # the first transmission that parts ends it
-        parting = parting[:parting.index(told[0]) + 1] if told else parting
-        return {r: [(steps[k].title, steps[k].text) for k in parting if k in steps] for r, steps in lessons.items()}
-
-
-DECIDING_STEPS = ("method", "candidates", "initial", "sequence")  # the lesson's steps that give the 三傳
+    told: dict = field(default_factory=dict, repr=False, compare=False)  # lang → what a view made of it, once
 
 
 @dataclass
@@ -83,9 +59,11 @@ class TopicVerdict:
 
 
 def _case_input(session, number: int, case) -> tuple[str, object]:
+    book = case.get("sanchuan") if isinstance(case, dict) else None
     if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("day", "yuejiang", "hour")) \
-            or not isinstance(case.get("sanchuan"), (str, list)):
-        raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan")
+            or not (isinstance(book, str) or isinstance(book, list) and all(isinstance(b, str) for b in book)):
+        raise InputError(f"case {number}: expected an object with day, yuejiang, hour (text) and sanchuan "
+                         "(text, or a list of text)")
     label = f"{case.get('seq', number)} {case['day']} {case['yuejiang']}將{case['hour']}時"
     try:
         return label, session.chart_input(case["day"], case["yuejiang"], case["hour"])
@@ -93,118 +71,47 @@ def _case_input(session, number: int, case) -> tuple[str, object]:
         raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
 
 
+BATCH = 240  # cases or answers cast together; each batch's charts are let go before the next is cast
+
+
+def _batches(items: Sequence) -> Iterator[range]:
+    """The positions of ``items``, :data:`BATCH` at a time."""
+    return (range(start, min(start + BATCH, len(items))) for start in range(0, len(items), BATCH))
+
+
 def by_topic(session, cases: Sequence[dict]) -> list[TopicVerdict]:
-    """For every disputed topic, each shipped reading's agreement with the cases' 三傳; topics in order."""
+    """For every disputed topic, each shipped reading's agreement with the cases' 三傳; topics in order.
+    The cases are cast a batch at a time and let go, but for those that decide (their charts are shown)."""
     inputs = [_case_input(session, n, c) for n, c in enumerate(cases, 1)]
     books = ["".join(c["sanchuan"]) for c in cases]
-    charts: dict[tuple, list] = {}
-    for topic, reading in readings(session):
-        under = _session(session, topic, reading)
-        charts[topic, reading] = under.cast_many([i for _, i in inputs])
-    verdicts = {}
-    for (topic, reading), cast in charts.items():
-        verdict = verdicts.setdefault(topic, TopicVerdict(topic, {}))
-        verdict.agree[reading] = sum(c.sanchuan == book for c, book in zip(cast, books))
-    for verdict in verdicts.values():
-        mine = [r for t, r in charts if t == verdict.topic]
-        for k, ((label, _), book) in enumerate(zip(inputs, books)):
-            here = {r: charts[verdict.topic, r][k] for r in mine}
-            answers = {r: c.sanchuan for r, c in here.items()}
-            if len(set(answers.values())) > 1 and book in answers.values():
-                verdict.deciding.append(Deciding(label, book, answers, here))
+    verdicts: dict[str, TopicVerdict] = {}
+    for batch in _batches(inputs):
+        charts: dict[tuple, list] = {}
+        for topic, reading in readings(session):
+            charts[topic, reading] = _session(session, topic, reading).cast_many([inputs[k][1] for k in batch])
+            verdict = verdicts.setdefault(topic, TopicVerdict(topic, {}))
+            agree = sum(c.sanchuan == books[k] for c, k in zip(charts[topic, reading], batch))
+            verdict.agree[reading] = verdict.agree.get(reading, 0) + agree
+        kept = set()
+        for verdict in verdicts.values():
+            mine = [r for t, r in charts if t == verdict.topic]
+            for i, k in enumerate(batch):
+                here = {r: charts[verdict.topic, r][i] for r in mine}
+                answers = {r: c.sanchuan for r, c in here.items()}
+                if len(set(answers.values())) > 1 and books[k] in answers.values():
+                    verdict.deciding.append(Deciding(inputs[k][0], books[k], answers, here))
+                    kept |= {id(c) for c in here.values()}
+        _let_go(c for cast in charts.values() for c in cast if id(c) not in kept)
     return list(verdicts.values())
 
 
-TOPICS_TEXT = {
-    "zh": {"head": "{cases}案；每一題目，各讀法所得三傳與書相合之案數（本派讀法居前）", "none": "（無案可決）",
-           "deciding": "{name}（{topic}）：可決之案", "book": "書", "colon": "："},
-    "en": {"head": "{cases} cases; per topic, the cases whose 三傳 each reading gives (the school's reading first)",
-           "none": "(no case decides)", "deciding": "{topic} ({name}): the cases that decide", "book": "book",
-           "colon": ": "},
-}
-
-
-def _reading(topic: str, reading: str, lang: str) -> str:
-    """A reading as the report names it: its Chinese name in zh, its id (as --vs takes it) in en."""
-    return reading_name(topic, reading, lang, bare=True) if lang == "zh" else reading
-
-
-def _padded(text: str, width: int) -> str:
-    from ..explain.text_width import columns
-
-    return text + " " * max(1, width - columns(text))
-
-
-def render_topics(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
-    """The per-topic table, then each topic's deciding cases with every reading's 三傳 and, under
-    them, where each reading's derivation parts from the others (:meth:`Deciding.steps`)."""
-    t = TOPICS_TEXT[lang]
-    lines = [t["head"].format(cases=cases)]
-    for v in verdicts:
-        counts = "  ".join(f"{_reading(v.topic, r, lang)} {n}" for r, n in v.agree.items())
-        name = _padded(names()[v.topic]["zh"], 10) if lang == "zh" else ""
-        lines.append(f"  {name}{v.topic:<14} {counts}" + ("" if v.deciding else "  " + t["none"]))
-    for v in (v for v in verdicts if v.deciding):
-        lines += ["", t["deciding"].format(topic=v.topic, name=names()[v.topic][lang])]
-        for d in v.deciding:
-            told = "  ".join(f"{_reading(v.topic, r, lang)} {a}{'✓' if a == d.book else ''}" for r, a in d.answers.items())
-            lines.append(f"  {_padded(d.label, 18)}{t['book']} {d.book}  {told}")
-            lines += [f"      {_reading(v.topic, r, lang)}{t['colon']}{title}{t['colon']}{text}"
-                      for r, steps in d.steps(lang).items() for title, text in steps]
-    return "\n".join(lines)
-
-
-def topics_html(verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> str:
-    """``audit --cases … --html``: the same report as one self-contained page."""
-    from ..explain.audit_page import CSS
-    from ..explain.page import esc
-
-    rows = "".join(f"<tr><td>{esc(v.topic)}</td><td>{esc(names()[v.topic][lang])}</td><td>"
-                   + esc("  ".join(f"{r} {n}" for r, n in v.agree.items())) + "</td></tr>" for v in verdicts)
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cases by topic</title><style>{CSS}</style>"
-             f"</head><body><h1>{cases} cases, by disputed topic</h1>"
-             f"<table><tr><th>topic</th><th>name</th><th>cases each reading gives</th></tr>{rows}</table>"]
-    for v in (v for v in verdicts if v.deciding):
-        readings_here = list(v.agree)
-        head = "".join(f"<th>{esc(r)}</th>" for r in readings_here)
-        body = ""
-        for d in v.deciding:
-            steps = d.steps(lang)
-            body += (f"<tr><td>{esc(d.label)}</td><td>{esc(d.book)}</td>"
-                     + "".join(f"<td>{esc(d.answers[r])}{' ✓' if d.answers[r] == d.book else ''}"
-                               + "".join(f"<br><small>{esc(title)}: {esc(text)}</small>" for title, text in steps.get(r, ()))
-                               + "</td>" for r in readings_here) + "</tr>")
-        parts.append(f"<h2>{esc(v.topic)}</h2><table><tr><th>case</th><th>book</th>{head}</tr>{body}</table>")
-    return "".join(parts) + "</body></html>"
-
-
-def topics_document(school: str, verdicts: Sequence[TopicVerdict], cases: int, lang: str = "zh") -> dict:
-    """``audit --cases … --json`` (without --vs): per topic, each reading's agreement and the deciding
-    cases, each with every reading's 三傳 and the step where its derivation parts from the others."""
-    return document("topics", {"school": school, "cases": cases, "topics": [
-        {"topic": v.topic, "name": names()[v.topic][lang],
-         "readings": [{"reading": r, "name": reading_name(v.topic, r, lang, bare=True), "agree": n}
-                      for r, n in v.agree.items()],
-         "deciding": [{"case": d.label, "book": d.book, "answers": d.answers,
-                       "steps": {r: [{"title": title, "text": text} for title, text in steps]
-                                 for r, steps in d.steps(lang).items()}}
-                      for d in v.deciding]}
-        for v in verdicts]})
-
-
-def cases_html(verdicts) -> str:
-    """``audit --vs … --cases … --html``: which of the two readings each case follows, as one page."""
-    from ..explain.audit_page import CSS
-    from ..explain.page import esc
-
-    schools = list(verdicts[0].answers) if verdicts else []
-    head = "".join(f"<th>{esc(s)}</th>" for s in schools)
-    body = "".join(f"<tr><td>{esc(v.case)}</td><td>{esc(v.book)}</td>"
-                   + "".join(f"<td>{esc(v.answers[s])}</td>" for s in schools)
-                   + f"<td>{esc(', '.join(v.follows) or 'neither')}</td></tr>" for v in verdicts)
-    return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>cases</title><style>{CSS}</style></head>"
-            f"<body><h1>{len(verdicts)} cases</h1><table><tr><th>case</th><th>book</th>{head}<th>follows</th></tr>"
-            f"{body}</table></body></html>")
+def _let_go(charts: Iterable) -> None:
+    """Forget these charts in their sessions (an audit's batch, read)."""
+    by_session: dict[int, tuple] = {}
+    for chart in charts:
+        by_session.setdefault(id(chart.session), (chart.session, []))[1].append(chart.id)
+    for session, ids in by_session.values():
+        session.forget(ids)
 
 
 # another caster's answers -------------------------------------------------------------------
@@ -292,77 +199,26 @@ def _conclusions(chart, fields) -> dict:
 
 
 def against(session, entries: Sequence[dict]) -> tuple[int, list[Difference]]:
-    """How many answers agree with the school, and each that does not, with the readings that give it."""
+    """How many answers agree with the school, and each that does not, with the readings that give it.
+    The answers are cast a batch at a time and let go: memory does not grow with their number."""
     asked = [_answer_input(session, n, e) for n, e in enumerate(entries, 1)]
-    mine = session.cast_many([i for i, _ in asked])
-    differ = [k for k, (chart, (_, stated)) in enumerate(zip(mine, asked)) if _conclusions(chart, stated) != stated]
-    found = defaultdict(list)
-    for topic, reading in readings(session):
-        if session.kb.school.readings[topic] == reading or not differ:
-            continue
-        under = _session(session, topic, reading)
-        for k, chart in zip(differ, under.cast_many([asked[k][0] for k in differ])):
-            if _conclusions(chart, asked[k][1]) == asked[k][1]:
-                found[k].append((topic, reading))
-    differences = [Difference(k + 1, mine[k].id, mine[k].day, mine[k].jiang, mine[k].hour, mine[k].offset,
-                              mine[k].method or "—", _conclusions(mine[k], asked[k][1]), asked[k][1], found[k])
-                   for k in differ]
-    return len(entries) - len(differ), differences
+    differences = []
+    for batch in _batches(asked):
+        mine = dict(zip(batch, session.cast_many([asked[k][0] for k in batch])))
+        differ = [k for k in batch if _conclusions(mine[k], asked[k][1]) != asked[k][1]]
+        found = defaultdict(list)
+        for topic, reading in readings(session):
+            if session.kb.school.readings[topic] == reading or not differ:
+                continue
+            under = _session(session, topic, reading).cast_many([asked[k][0] for k in differ])
+            for k, chart in zip(differ, under):
+                if _conclusions(chart, asked[k][1]) == asked[k][1]:
+                    found[k].append((topic, reading))
+            _let_go(under)
+        differences += [Difference(k + 1, mine[k].id, mine[k].day, mine[k].jiang, mine[k].hour, mine[k].offset,
+                                   mine[k].method or "—", _conclusions(mine[k], asked[k][1]), asked[k][1], found[k])
+                        for k in differ]
+        _let_go(mine.values())
+    return len(entries) - len(differences), differences
 
 
-def _by_method(differences: Sequence[Difference]) -> dict[str, list]:
-    """The differences grouped by the school's method, the methods in the order they first come."""
-    groups: dict[str, list] = defaultdict(list)
-    for d in differences:
-        groups[d.method].append(d)
-    return groups
-
-
-def _summary(agreed: int, differences: Sequence[Difference]) -> str:
-    explained = sum(1 for d in differences if d.explained_by)
-    return (f"{agreed + len(differences)} answers: {agreed} agree; {len(differences)} differ, "
-            f"{explained} explained by a shipped reading, {len(differences) - explained} by none")
-
-
-def _change(d: Difference) -> str:
-    return "  ".join(f"{k} {d.ours[k]} → {d.theirs[k]}" for k in d.theirs if d.ours[k] != d.theirs[k])
-
-
-def _why(d: Difference, lang: str) -> str:
-    return "; ".join(f"{t}={r} {reading_name(t, r, lang)}" for t, r in d.explained_by) or "no shipped reading"
-
-
-def render_against(agreed: int, differences: Sequence[Difference], lang: str = "zh") -> str:
-    """The differences by the school's method: each with the readings that explain it, or none."""
-    lines = [_summary(agreed, differences)]
-    for method, group in _by_method(differences).items():
-        lines += ["", f"{method} ({len(group)}):"]
-        lines += [f"  {d.label}: {_change(d)}  — {_why(d, lang)}" for d in group]
-    return "\n".join(lines)
-
-
-def against_html(agreed: int, differences: Sequence[Difference], lang: str = "zh") -> str:
-    """``audit --against … --html``: the same report as one self-contained page, a table per method."""
-    from ..explain.audit_page import CSS
-    from ..explain.page import esc
-
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>against another caster</title>"
-             f"<style>{CSS}</style></head><body><h1>{esc(_summary(agreed, differences))}</h1>"]
-    for method, group in _by_method(differences).items():
-        rows = "".join(f"<tr><td>{d.entry}</td><td>{esc(d.label)}</td><td>{esc(_change(d))}</td>"
-                       f"<td>{esc(_why(d, lang))}</td></tr>" for d in group)
-        parts.append(f"<h2>{esc(method)} ({len(group)})</h2><table><tr><th>answer</th><th>chart</th>"
-                     f"<th>ours → theirs</th><th>explained by</th></tr>{rows}</table>")
-    return "".join(parts) + "</body></html>"
-
-
-def against_document(school: str, agreed: int, differences: Sequence[Difference], lang: str = "zh") -> dict:
-    """``audit --against … --json``: the counts, then every difference by the school's method."""
-    explained = sum(1 for d in differences if d.explained_by)
-    return document("against", {
-        "school": school, "answers": agreed + len(differences), "agree": agreed, "differ": len(differences),
-        "explained": explained, "unexplained": len(differences) - explained,
-        "by_method": [{"method": method, "differ": len(group),
-                       "unexplained": sum(1 for d in group if not d.explained_by),
-                       "differences": [d.to_dict(lang) for d in group]}
-                      for method, group in _by_method(differences).items()]})

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Iterable, Optional, Union
 
 from .errors import CalendarError, InputError
 from .inputs import field_named, parse_pillar, parse_symbol
@@ -40,6 +40,25 @@ class Given:
 
 
 Year = Union[int, str, None]
+
+
+# The options (of the command line; the app's fields share their names) that give each input relation of a chart.
+GIVEN_BY = {"birth_year": "--born", "birth_pillar": "--born", "sex": "--sex", "life_given": "--natal or --xingnian",
+            "chart_year": "--year (or --at)", "year": "--year (or --at)", "month": "--month (or --at)",
+            "given_month": "--month", "matter": "--matter", "qi": "--at", "lunar_month": "--at", "days_to_li": "--at",
+            "sun_up": "--at", "sun_down": "--at"}
+
+
+def options_giving(relations: Iterable[str]) -> str:
+    """The options that give these input relations, each once: ``--born, --sex``."""
+    return ", ".join(dict.fromkeys(GIVEN_BY.get(r, r) for r in relations))
+
+
+def still_needed(missing: Iterable[str], present: Iterable[str]) -> list[str]:
+    """The ``missing`` input relations whose option gave none of the ``present`` ones (--born gave
+    birth_year: birth_pillar, which it could have given, is not asked for), in order."""
+    given = {GIVEN_BY.get(r) for r in present}
+    return sorted(r for r in missing if GIVEN_BY.get(r, r) not in given)
 
 
 def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asia/Shanghai",

@@ -19,6 +19,7 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -31,7 +32,11 @@ from .errors import InputError, KBError
 _schools: dict[str, dict] = {}  # entry name → a school file's data (_school_data)
 DEFAULT = "default"  # the school that supplies what another school leaves out
 # Readings the calendar applies (not KB files): topic → the readings it knows.
+MAX_KB_FILE = 4 * 2**20  # bytes of one KB file: the largest shipped holds 48 KB; 4 MB of facts load in ~11 s, 440 MB
+MAX_KB_TOTAL = 6 * 2**20  # bytes of the files of one knowledge base, the school's and the user's
 CALENDAR_READINGS = {"day_boundary": ("23:00", "00:00"), "hours": ("civil", "true_solar")}
+# Readings that only a moment can decide: a chart cast from pillars has no sun to judge by.
+MOMENT_READINGS = {("daynight", "sun")}
 
 
 def kb_root() -> Path:
@@ -126,7 +131,7 @@ def read_school(name_or_path: str) -> School:
     if not isinstance(include, list) or not all(isinstance(v, str) for v in include):
         raise InputError(f"{path}: include must be a list of KB folder names")
     school = School(str(data.get("name", path.stem)), tuple(include), dict(readings),
-                    {k: str(data[k]) for k in ("zh", "en") if k in data})
+                    {k: str(data[k]) for k in ("zh", "en", "zh_short", "en_short") if k in data})
     default = kb_root() / "schools" / f"{DEFAULT}.toml"
     return school if os.path.samefile(path, default) else school.completed(read_school(str(default)))
 
@@ -153,14 +158,26 @@ def _parse_toml(path: Path, data: bytes) -> dict:
         raise InputError(f"{path}: not a valid school file: {error}") from None
 
 
+@lru_cache(maxsize=1)
+def names() -> dict:
+    """kb/variants/names.json: each topic's and reading's zh and en names."""
+    return json.loads((kb_root() / "variants" / "names.json").read_text("utf-8"))["topics"]
+
+
 def parse_readings(text: str) -> dict[str, str]:
-    """``'punishment=seed000,shehai=shortcut'`` → a dict; an error names a malformed part."""
+    """``'punishment=seed000,shehai=shortcut'`` → a dict, topics and readings given by id or by the
+    names they are shown by (``三刑=四鏈``, simplified too); an error names a malformed part."""
+    from ..datalog.script import traditional
+
     readings = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         topic, sep, reading = part.partition("=")
         if not sep or not topic or not reading:
             raise InputError(f"cannot read {part!r}: expected topic=reading, e.g. punishment=seed000")
-        readings[topic.strip()] = reading.strip()
+        topic, reading = topic.strip(), reading.strip()
+        topic = next((t for t, e in names().items() if traditional(topic) in (e["zh"], e["en"])), topic)
+        said = names().get(topic, {}).get("readings", {})
+        readings[topic] = next((r for r, e in said.items() if traditional(reading) in (e["zh"], e["en"])), reading)
     return readings
 
 
@@ -178,7 +195,14 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
     A warm load reads the whole checked knowledge base from :mod:`.snapshot` instead: as the
     package shipped it (a packaged school, :mod:`.prepared`), or from the user's cache."""
     root = root or kb_root()
-    sources = [(display_path(path, root), _read_kb_file(path, root)) for path in paths]
+    sources, total = [], 0
+    for path in paths:
+        data = _read_kb_file(path, root)
+        total += len(data)
+        if total > MAX_KB_TOTAL:
+            raise InputError(f"KB file {display_path(path, root)}: the KB files read together pass "
+                             f"{MAX_KB_TOTAL:,} bytes, the limit of one knowledge base")
+        sources.append((display_path(path, root), data))
     loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources), prepared_root())
     return KnowledgeBase(loaded.prepared.program, name, school, loaded.prepared, loaded.static)
 
@@ -196,13 +220,33 @@ def is_file(path: Path, what: str) -> bool:
         raise InputError(f"{what}: cannot read {path}: {error.strerror or error}") from None
 
 
+def file_kind(mode: int) -> str:
+    """What a file's mode says it is, in words."""
+    for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "some other kind of file"
+
+
 def _read_kb_file(path: Path, root: Path) -> bytes:
+    """The bytes of a KB file: a regular file of at most :data:`MAX_KB_FILE` bytes (refused unread
+    when larger, or when it is a directory, a FIFO or a device: each named)."""
+    shown = display_path(path, root)
     if not is_file(path, "KB file"):
-        raise InputError(f"no KB file {display_path(path, root)}")
+        try:
+            kind = file_kind(os.stat(path).st_mode)
+        except (OSError, ValueError):  # missing, or a link that loops
+            raise InputError(f"no KB file {shown}") from None
+        raise InputError(f"KB file {shown} is {kind}, not a file of rules and facts")
     try:
-        return path.read_bytes()
+        size = os.stat(path).st_size
+        data = path.read_bytes() if size <= MAX_KB_FILE else b""
     except OSError as error:  # unreadable (permissions, a disk error)
-        raise InputError(f"cannot read KB file {display_path(path, root)}: {error.strerror or error}") from None
+        raise InputError(f"cannot read KB file {shown}: {error.strerror or error}") from None
+    if max(size, len(data)) > MAX_KB_FILE:  # (read only when it was within the bound when asked)
+        raise InputError(f"KB file {shown} is larger than {MAX_KB_FILE:,} bytes, the limit of one KB file")
+    return data
 
 
 def sources_of(school: School, root: Path) -> list[tuple[str, bytes]]:

@@ -29,10 +29,10 @@ from .errors import InputError
 from ..datalog.evaluate import Materialisation
 from .inputs import members, parse_atom, parse_pillar, parse_symbol
 from ..datalog.script import traditional
-from .querent import given_facts
+from .querent import given_facts, options_giving, still_needed
 from ..datalog.semantics import sort_key
-from .school import load_school
-from ..datalog.syntax import Const
+from .school import MOMENT_READINGS, load_school
+from ..datalog.syntax import Aggregate, Atom, Const
 
 if TYPE_CHECKING:  # the calendar and the explainer are imported where they are used
     import networkx as nx
@@ -48,6 +48,31 @@ QUESTIONS = {
     "initial": "initial", "middle": "middle", "final": "final", "method": "chosen", "name": "subname",
     "noble": "noble", "offset": "offset", "direction": "direction", "jiang": "jiang",
 }
+
+
+def _shipped_rules_only(kb) -> None:
+    """Refuse a user's rules to the pyDatalog engine: its top-down resolution runs in pyDatalog's own
+    code, where no bound of ours can stop it (the bottom-up engine bounds every evaluation). A user's
+    file of facts alone is bounded by its size, and taken."""
+    from .school import display_path, kb_root
+
+    root = kb_root()
+    shipped = {display_path(p, root) for p in root.rglob("*.dl")}
+    for module in kb.program.modules:
+        rules = [r for r in module.rules if not r.is_fact]
+        if module.path not in shipped and rules:
+            raise InputError(f"{module.path}: --engine pydatalog takes the shipped rules only (it cannot be "
+                             f"bounded in time and memory); this file holds {len(rules)} rule"
+                             f"{'s' * (len(rules) != 1)}: leave out --engine to run them bounded")
+
+
+def _positive_preds(body) -> Iterable[str]:
+    """The relations a rule's body asks to hold (an aggregate's body included; not those under ``not``)."""
+    for literal in body:
+        if isinstance(literal, Atom):
+            yield literal.pred
+        elif isinstance(literal, Aggregate):
+            yield from _positive_preds(literal.body)
 
 
 class SessionKB:
@@ -128,6 +153,7 @@ class Session:
             else:
                 from ..datalog.pydatalog_backend import PyDatalog
 
+                _shipped_rules_only(self.loaded)
                 self.base = PyDatalog(self.loaded)  # compiled at its first question
         self.program = self.loaded.program  # the compiled rules: what each relation is (``program.preds``)
         self.engine = engine
@@ -155,6 +181,7 @@ class Session:
 
     def chart_input(self, day: str, jiang: str, hour: str, **given) -> ChartInput:
         """Read and check a chart's inputs (simplified characters accepted)."""
+        self._from_pillars()
         stem, branch = parse_pillar(self.base, day)
         extra = given_facts(self.base, **given)
         return ChartInput(stem, branch, parse_symbol(self.base, jiang, "branch", "the 月將"),
@@ -168,9 +195,20 @@ class Session:
         if not isinstance(offset, int) or not 0 <= offset < 12:
             raise InputError(f"offset {offset!r} is not a whole number from 0 to 11",
                              f"「{offset}」須為 0 至 11 之整數", "offset")
+        self._from_pillars()
         stem, branch = parse_pillar(self.base, day)
         return self._at_offset(stem, branch, offset, daytime, members(self.base, "branch"),
                                given_facts(self.base, **given))
+
+    def _from_pillars(self) -> None:
+        """Refuse a chart cast from pillars under a reading that only a moment decides (daynight=sun:
+        without the sun's place the chart has neither day nor night, nor a 貴人)."""
+        readings = self.loaded.school.readings if self.loaded.school else {}
+        needing = sorted(f"{t}={r}" for t, r in readings.items() if (t, r) in MOMENT_READINGS)
+        if needing:
+            raise InputError(f"the reading {', '.join(needing)} judges by the sun at a moment: cast with --at "
+                             "(and --latitude, --longitude), not from pillars",
+                             "晝夜依日出日落之說須有時刻：請以時刻起課（並給經緯度），不可以干支起課", "reading")
 
     @staticmethod
     def _at_offset(stem: str, branch: str, offset: int, daytime: bool, branches: list, extra) -> ChartInput:
@@ -250,6 +288,7 @@ class Session:
         before: a chart of the table cast in another batch is cast again with the rest (and replaces
         it), so that the table's charts share their rows and one query of its batch reads them all."""
         pillars = sorted(self.base.query("pillar_index", [None, None, None]), key=lambda r: r[2])
+        self._from_pillars()
         branches, none = members(self.base, "branch"), given_facts(self.base)
         inputs = [self._at_offset(s, b, o, daytime, branches, none) for s, b, _ in pillars for o in range(12)]
         if len({id(self.source(i.id)) for i in inputs}) > 1:  # some were cast before, apart
@@ -335,8 +374,34 @@ class Session:
         decl = self.program.preds.get(question)
         if decl is not None and decl.params and decl.params[0][1] == "text" and decl.arity > 1:
             # any chart relation by name: 'pattern 貴人入獄', 'spirit 天目', 'general 午'
+            lacking = self._not_given(chart, question) if value is None and not chart.rows(question) else []
+            if lacking:
+                raise InputError(f"chart {chart.id} has no {question}: it rests on what the chart was not given "
+                                 f"({', '.join(lacking)}); give {options_giving(lacking)}")
             return question, (chart.id, value, *[None] * (decl.arity - 2))
         raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
+
+    def question(self, asked: str) -> str:
+        """The question a reader's word names: its id by its KB name (``初傳`` → ``initial``,
+        ``question_name``), simplified characters read as traditional (``断`` → ``斷``); else as asked."""
+        word = traditional(asked)
+        rows = self.base.query("question_name", [word, None]) if "question_name" in self.program.preds else []
+        return str(rows[0][1]) if rows else word if word in JUDGEMENT else asked
+
+    def _not_given(self, chart: Chart, pred: str) -> list[str]:
+        """The input relations ``pred`` rests on through the rules (not under a ``not``) of which
+        ``chart`` has no row and no option given gives (:func:`.querent.still_needed`), in order."""
+        rests_on: dict[str, set] = {}
+        for rule in self.program.rules:
+            rests_on.setdefault(rule.head.pred, set()).update(_positive_preds(rule.body))
+        seen, stack = set(), [pred]
+        while stack:
+            name = stack.pop()
+            if name not in seen:
+                seen.add(name)
+                stack += rests_on.get(name, ())
+        inputs = [p for p in seen if self.program.preds[p].input]
+        return still_needed([p for p in inputs if not chart.rows(p)], [p for p in inputs if chart.rows(p)])
 
     def verdicts(self) -> list[str]:
         """Every verdict a rule of the KB can reach (the constant of a ``verdict`` rule's head)."""
@@ -378,10 +443,11 @@ class Session:
         """The derivation of a chart's conclusion (``initial``, ``method`` …) or of any atom, a
         ``networkx.DiGraph`` (``graph_type``: another class with its interface, e.g. ``digraph.Digraph``)."""
         pred, args = self._resolve(chart, question, value)
-        explainer = self.explainer(self._chart_of(args))
-        if None in args:
+        explainer = self.explainer(self._chart_of(args, chart))
+        if None in args:  # the first row that matches, the chart's own first
             matches = explainer.kb.query(pred, args)
-            args = matches[0] if matches else args
+            ours = [row for row in matches if chart is not None and row and row[0] == chart.id]
+            args = (ours or matches or [args])[0]
         return explainer.why(pred, args, graph_type=graph_type)
 
     def why_not(self, chart: Optional[Chart], question: str, value: Optional[str] = None,
@@ -389,10 +455,14 @@ class Session:
         """Why a chart's conclusion is not ``value`` (``why_not(c, 'initial', '丑')``), or why an atom
         fails, a ``networkx.DiGraph`` (``graph_type`` as for :meth:`why`)."""
         pred, args = self._resolve(chart, question, value)
-        return self.explainer(self._chart_of(args)).why_not(pred, args, depth, graph_type)
+        return self.explainer(self._chart_of(args, chart)).why_not(pred, args, depth, graph_type)
 
-    def _chart_of(self, args: Sequence) -> Optional[str]:
-        return args[0] if args and args[0] in self._charts else None
+    def _chart_of(self, args: Sequence, chart: Optional[Chart] = None) -> Optional[str]:
+        """The chart whose evaluation answers for an atom: the one its first argument names, else
+        the one asked about (``lesson(_, 1, _, _)`` on a chart is asked of that chart's rows)."""
+        if args and args[0] in self._charts:
+            return args[0]
+        return chart.id if chart is not None else None
 
     def resolve(self, chart: Optional[Chart], question: str, value: Optional[str] = None) -> tuple[str, tuple]:
         """The relation and arguments a question names (``None`` for any value)."""

@@ -8,14 +8,15 @@ CPU-bound). :class:`Turns` keeps that worker from being buried by one client's b
   ``limit`` jobs wait;
 * a job whose deadline passes while it waits is never started, and its caller gets
   :class:`Late` at the deadline;
-* a running job stops at its next :func:`in_time` check once its deadline has passed.
+* a running job stops at its next :func:`in_time` check once its deadline has passed;
+* once closed, a job waiting or asked for gets :class:`Stopped`.
 """
 from __future__ import annotations
 
 import queue
 import threading
 import time
-from concurrent.futures import Future, TimeoutError as NoResult
+from concurrent.futures import CancelledError, Future, TimeoutError as NoResult
 from typing import Callable
 
 FIRST_GUESS = 0.5  # seconds a job of a kind not yet timed is taken to need
@@ -34,6 +35,10 @@ class Late(Exception):
     """The deadline passed before the job was done: it was dropped, or stopped at a check."""
 
 
+class Stopped(Exception):
+    """The worker was closed before it started the job (the server is stopping)."""
+
+
 def in_time() -> None:
     """Raise :class:`Late` when the running job's deadline has passed (a no-op outside a job)."""
     deadline = getattr(_running, "deadline", None)
@@ -49,14 +54,18 @@ class Turns:
         self._lock = threading.Lock()
         self._waiting = 0.0  # seconds of work queued or running, by the estimates
         self._took: dict[str, float] = {}  # kind → seconds a job of it takes (a moving average)
+        self._closed = False
         self._worker = threading.Thread(target=self._work, name=name, daemon=True)
         self._worker.start()
 
     def run(self, kind: str, job: Callable[[], object], deadline: float) -> object:
-        """The job's result, computed by the worker; :class:`Busy` at once, or :class:`Late` at
-        ``deadline`` (a :func:`time.monotonic` time); the job's own exception as raised."""
+        """The job's result, computed by the worker; :class:`Busy` at once, :class:`Late` at
+        ``deadline`` (a :func:`time.monotonic` time), or :class:`Stopped` once the worker is closed;
+        the job's own exception as raised."""
         future: Future = Future()
         with self._lock:
+            if self._closed:
+                raise Stopped("the worker is closed")
             cost = self._took.get(kind, FIRST_GUESS)
             if time.monotonic() + self._waiting + cost > deadline:
                 raise Busy(self._waiting)
@@ -70,9 +79,16 @@ class Turns:
         except NoResult:
             future.cancel()  # not started yet: the worker drops it
             raise Late("no answer within the deadline") from None
+        except CancelledError:  # dropped by close()
+            raise Stopped("the worker was closed") from None
 
     def close(self) -> None:
-        """Stop the worker after the job it is running; queued jobs are dropped."""
+        """Stop the worker after the job it is running; queued jobs are dropped (their callers get
+        :class:`Stopped`), and no more are taken."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
         while True:
             try:
                 future, *_ = self._jobs.get_nowait()
@@ -99,4 +115,4 @@ class Turns:
                 self._waiting = max(0.0, self._waiting - cost)
 
 
-__all__ = ["Turns", "Busy", "Late", "in_time"]
+__all__ = ["Turns", "Busy", "Late", "Stopped", "in_time"]

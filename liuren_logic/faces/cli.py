@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Iterator, Optional, Sequence
 
 from ..datalog import collector
-from ..domain.errors import SHOWN, InputError, KBError, LiurenError, Notice, shown
+from ..datalog.labels import showing_ids
+from ..domain.errors import SHOWN, InputError, KBError, LiurenError, shown
 from ..datalog.script import simplified
 
 if TYPE_CHECKING:
     import networkx as nx
 
-DEFAULT_ZONE = "Asia/Shanghai"  # the zone of --at when --tz is not given
 CASES_LIMIT = 16 * 2**20  # bytes: a --cases file larger than this is refused
 EX_IOERR = 74  # standard output or error could not be written (sysexits.h)
 ECHOED = 80  # characters of a long word (a value, a path) a message echoes; the rest is counted
@@ -41,7 +41,12 @@ _NOT_A_NUMBER = re.compile(r"argument --([a-z]+): invalid (?:int|float) value: '
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports a usage error in one line and exits 2."""
+    """argparse that reports a usage error in one line and exits 2, and reads a UTC offset such as
+    ``-05:00`` after an option as its value, as it reads a negative number (no option looks like one)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d{1,2}:?\d{2}$")
 
     def error(self, message: str):  # noqa: D401 - argparse's signature
         number = _NOT_A_NUMBER.fullmatch(message)  # argparse's words for a value its type refused
@@ -63,13 +68,13 @@ def _chart_options(parser: argparse.ArgumentParser, required: bool = True) -> No
     group.add_argument("--hour", help="hour branch, e.g. 午 or 午時")
     group.add_argument("--month", help="with --day: the month pillar or branch, e.g. 癸亥 or 亥 (month spirits, patterns, 旺相)")
     group.add_argument("--year", help="with --day: the year pillar or number, e.g. 戊寅 or 1998 (year spirits and patterns, 行年)")
-    group.add_argument("--offset", type=int, help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
+    group.add_argument("--offset", help="instead of --jiang/--hour: the rotation 0–11 (hour 午, or 子 with --night)")
     group.add_argument("--night", action="store_true", help="with --offset: a night chart (hour 子)")
     group.add_argument("--at", help="instead: a civil moment, e.g. '1998-11-30 12:00', or now")
     group.add_argument("--tz", help="with --at: the time zone, an IANA name or an offset such as +08:00 "
-                                    f"(default {DEFAULT_ZONE}, with a note)")
-    group.add_argument("--longitude", type=float, help="with --at: degrees east (true solar time, sunrise)")
-    group.add_argument("--latitude", type=float, help="with --at: degrees north (sunrise and sunset)")
+                                    "(default Asia/Shanghai, with a note)")
+    group.add_argument("--longitude", help="with --at: degrees east (true solar time, sunrise)")
+    group.add_argument("--latitude", help="with --at: degrees north (sunrise and sunset)")
     group.add_argument("--born", help="the querent's birth: a year (1970), a year pillar (庚戌) or a date "
                                       "('1970-02-03 08:00'; years change at 立春): 本命, and with --sex the 行年")
     group.add_argument("--sex", help="with --born: m or f (男 1 歲 at 丙寅 forward, 女 at 壬申 backward)")
@@ -94,6 +99,8 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     parser.add_argument("--simplified", action="store_true", help="print simplified characters")
+    parser.add_argument("--ids", action="store_true", help="for developers: show rule ids, relation names, "
+                        "reading ids and KB files beside the names")
 
 
 FORMATS = ("text", "json", "graphml", "dot", "svg", "png")
@@ -103,9 +110,16 @@ def _picture_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default=None,
                         help="text (a tree, the default), json (node-link data), graphml, dot, svg or png")
     parser.add_argument("--output", "-o", type=_file_name, help="write to this file instead of standard output")
+    _force_option(parser)
     parser.add_argument("--full", action="store_true",
                         help="every step the engine took (default: labelled rule steps and what they rest on; "
                              "json and graphml are always complete)")
+
+
+def _force_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--force", action="store_true",
+                        help="write the file even where Python is installed, over an executable, or over a file "
+                             "holding another kind of content")
 
 
 def _cast_options(cast: argparse.ArgumentParser) -> None:
@@ -153,7 +167,9 @@ def _page_options(page: argparse.ArgumentParser) -> None:
     _school_options(page)
     page.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of labels (default zh)")
     page.add_argument("--simplified", action="store_true", help="simplified characters")
+    page.add_argument("--ids", action="store_true", help="for developers: show internal ids beside the names")
     page.add_argument("--output", "-o", type=_file_name, help="the HTML file to write (default: standard output)")
+    _force_option(page)
 
 
 def _table_options(table: argparse.ArgumentParser) -> None:
@@ -180,6 +196,7 @@ def _audit_options(audit: argparse.ArgumentParser) -> None:
     audit.add_argument("--cases", type=_file_name, help="a JSON file of worked cases: which reading each follows")
     audit.add_argument("--limit", type=int, default=50, help="differences listed in text (default 50; --json has all)")
     audit.add_argument("--html", type=_file_name, help="also write a self-contained HTML report to this file")
+    _force_option(audit)
     audit.add_argument("--only", help="only these conclusions, e.g. 三傳 or 三傳,method "
                                       "(of 三傳 method names generals spirits patterns)")
     _output_options(audit)
@@ -282,92 +299,40 @@ def _check_targets(args, session) -> None:
     for what in ("--output", "--html"):
         target = getattr(args, what[2:], None)
         if target is not None:
-            check_target(target, _files_read(args, [session]), what)
+            check_target(target, _files_read(args, [session]), what, _output_kind(args, what),
+                         getattr(args, "force", False))
 
 
-def _chart(session, args, required: bool = True, whole: bool = True, notices: Optional[list] = None):
-    """The chart the options name; ``whole``: evaluated whole at the cast, as a command showing the
-    whole chart needs (a rule past an evaluation limit is reported whether or not the board reads it).
-    What the user should know of the input (:func:`place_notices`) is said on standard error once the
-    input is read (bad input gets its one line alone), or added to ``notices`` (the app shows them)."""
-    chart_input = _chart_input(session, args, required)
-    if chart_input is None:
-        return None
-    for notice in place_notices(session, args):
-        if notices is None:
-            _say(str(notice))
-        else:
-            notices.append(notice)
-    chart = session.cast_many([chart_input], eager=whole)[0]
-    collector.cast(getattr(args, "freeze", False))
+def _output_kind(args, what: str = "--output") -> str:
+    """What the command writes to ``what``: html (a page, an audit's report), else the format asked."""
+    if what == "--html" or args.command == "page":
+        return "html"
+    return getattr(args, "format", None) or ("json" if getattr(args, "json", False) else "text")
+
+
+def _chart(session, args, required: bool = True, whole: bool = True):
+    """The chart the options name (:func:`.chart_request.cast`); ``whole``: evaluated whole at the
+    cast, as a command showing the whole chart needs. What the user should know of the input is
+    said on standard error once the input is read (bad input gets its one line alone)."""
+    from .chart_request import ChartRequest, cast
+
+    chart = cast(session, ChartRequest.from_options(args), required, whole, lambda notice: _say(str(notice)))
+    if chart is not None:
+        collector.cast(getattr(args, "freeze", False))
     return chart
 
 
-def _chart_input(session, args, required: bool):
-    if args.asked is not None and args.matter is None:
-        raise InputError("--question needs --matter (the matter the question asks about, e.g. --matter 天時)")
-    if args.at is not None:
-        if args.day or args.jiang or args.hour or args.month or args.year or args.offset is not None:
-            raise InputError("give either --at or the pillars (--day with --jiang/--hour or --offset), not both",
-                             "時刻與干支只可擇一：或給時刻，或給日干支與月將、占時（或轉數）", "at")
-        return session.dated_input(args.at, args.tz or DEFAULT_ZONE, args.longitude, args.latitude, born=args.born,
-                                   sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian,
-                                   question=args.asked)
-    if args.day is None:
-        if required:
-            raise InputError("missing --day (a day pillar such as 辛巳) or --at (a moment)",
-                             "未填：給日干支（如辛巳），或以時刻起課", "day")
-        return None
-    if args.offset is not None:
-        if args.jiang or args.hour:
-            raise InputError("give either --offset or --jiang and --hour, not both",
-                             "轉數與月將、占時只可擇一", "offset")
-        if args.month or args.year:
-            raise InputError("--month and --year go with --jiang and --hour, not --offset",
-                             "月建與年須配月將、占時，不配轉數", "month" if args.month else "year")
-        return session.offset_input(args.day, args.offset, daytime=not args.night, born=args.born, sex=args.sex,
-                                    matter=args.matter, natal=args.natal, xingnian=args.xingnian,
-                                    question=args.asked)
-    if args.jiang and args.hour is None and "加" in args.jiang:  # 「戌加寅」: the 月將 over the hour
-        from ..domain.inputs import parse_over
-
-        args.jiang, args.hour = parse_over(session.base, args.jiang)
-    missing = [name for name in ("jiang", "hour") if getattr(args, name) is None]
-    if missing:
-        raise InputError(f"missing --{' and --'.join(missing)} (or give --offset)",
-                         "未填" + ("（占時亦未填）" if len(missing) > 1 else "") + "；或給轉數 0–11", missing[0])
-    return session.chart_input(args.day, args.jiang, args.hour, month=args.month, year=args.year, born=args.born,
-                               sex=args.sex, matter=args.matter, natal=args.natal, xingnian=args.xingnian,
-                                   question=args.asked)
-
-
-def place_notices(session, args) -> list[Notice]:
-    """For a chart cast from a moment: each coordinate given that changes nothing under the school's
-    calendar readings, and the zone the moment is read in when none was given."""
-    from ..domain.disputes import reading_name
-
-    if args.at is None:
-        return []
-    readings = session.kb.school.readings if session.kb.school is not None else {}
-    sun = readings.get("daynight") == "sun"
-    found = []
-    if args.longitude is not None and not sun and readings.get("hours") != "true_solar":
-        found.append(Notice("warning", "--longitude is ignored: this school reads civil hours and day and night by "
-                            "the hour (try --reading hours=true_solar or daynight=sun)",
-                            f"經度不起作用：此門派以鐘錶時定時辰，以時辰分晝夜（可改用異說「{reading_name('hours', 'true_solar')}」"
-                            f"或「{reading_name('daynight', 'sun')}」）", "longitude"))
-    if args.latitude is not None and not sun:
-        found.append(Notice("warning", "--latitude is ignored: this school reads day and night by the hour "
-                            "(try --reading daynight=sun)",
-                            f"緯度不起作用：此門派以時辰分晝夜（可改用異說「{reading_name('daynight', 'sun')}」）", "latitude"))
-    if args.tz is None:
-        found.append(Notice("note", f"no --tz given: the moment is read in {DEFAULT_ZONE} (UTC+08:00)",
-                            f"未給時區：時刻按 {DEFAULT_ZONE}（UTC+08:00）讀", "tz"))
-    return found
-
-
 def _emit(text: str, args) -> None:
+    """Text on standard output, wrapped to the terminal's width (simplified when asked)."""
+    text = _fit(text)
     _to_stdout([printable(simplified(text) if getattr(args, "simplified", False) else text), "\n"])
+
+
+def _fit(text: str) -> str:
+    """Text for standard output: each line wrapped to the terminal's width (COLUMNS; 100 when piped)."""
+    from ..explain.text_width import terminal_width, wrap
+
+    return wrap(text, terminal_width())
 
 
 class _StdoutError(OSError):
@@ -417,6 +382,7 @@ def cmd_why(args, negative: bool = False) -> int:
     from ..domain.session import JUDGEMENT
 
     session = _session(args)
+    args.question = session.question(args.question)  # 初傳, 断: the question by its name
     chart = _chart(session, args, required="(" not in args.question, whole=False)  # a derivation reads what it rests on
     fmt = args.format or ("json" if args.json else "text")
     if chart is not None and args.question in JUDGEMENT:  # the 斷's questions checked in the user's words
@@ -426,7 +392,7 @@ def cmd_why(args, negative: bool = False) -> int:
         if said is not None and fmt != "text":
             raise InputError(said[0] + " " + said[-1])
         if said is not None:
-            _write("\n".join(said), args, [session])
+            _write(_fit("\n".join(said)) if args.output is None else "\n".join(said), args, [session])
             return 0
     graph_type = Digraph if fmt == "text" else None  # a tree printed needs no networkx (its import costs 0.2 s)
     if negative:
@@ -467,9 +433,10 @@ def cmd_why(args, negative: bool = False) -> int:
         if args.full:  # the reason's derivation, then every rule that could have derived the atom
             text += ("\n\n" + render(short.derivation(Digraph), args.lang, args.depth)
                      + "\n\n" + render(graph, args.lang, args.depth))
-        _write(text, args, [session])
+        _write(_fit(text) if args.output is None else text, args, [session])
     elif fmt == "text":
-        _write(render(graph, args.lang, args.depth, full=args.full), args, [session])
+        text = render(graph, args.lang, args.depth, full=args.full)
+        _write(_fit(text) if args.output is None else text, args, [session])
     else:
         _write(_picture(short.picture() if short is not None and not args.full else graph, fmt, args), args, [session])
     return 0
@@ -509,7 +476,8 @@ def _write(data: "str | bytes | Iterable[str]", args, sessions=(), what: str = "
         from .userfiles import write_replacing
 
         pieces = data if isinstance(data, bytes) else (piece.encode("utf-8", "surrogateescape") for piece in data)
-        write_replacing(output, pieces, _files_read(args, sessions), what)
+        write_replacing(output, pieces, _files_read(args, sessions), what, _output_kind(args, what),
+                        getattr(args, "force", False))
     else:
         _to_stdout(data)
 
@@ -549,6 +517,9 @@ def cmd_teach(args) -> int:
             raise InputError("give either a chart or --method to draw charts by, not both")
         if args.rounds < 1:
             raise InputError(f"--rounds {args.rounds}: give at least 1")
+        if sys.stdin is None:  # started with it closed (<&-): input() would fail at the first question
+            raise InputError("teach --quiz reads its answers from standard input, which is closed; "
+                             "run it at a terminal or give the answers on standard input")
         run(session, args.lang, input, lambda text: _emit(text, args), chart, args.rounds, args.method, args.seed,
             args.keti)
         return 0
@@ -588,13 +559,14 @@ def cmd_page(args) -> int:
 
 
 def cmd_table(args) -> int:
+    from ..domain.inputs import parse_pillar
+
     session = _session(args)
+    day = "".join(parse_pillar(session.base, args.day)) if args.day is not None else None  # as cast reads it
     collector.keep_to_the_end()
     charts = session.table(daytime=not args.night)  # evaluated as read: the rows rest on a quarter of the rules
-    if args.day is not None:
-        charts = [c for c in charts if c.day == args.day]
-        if not charts:
-            raise InputError(f"--day {args.day}: not a day pillar (one of the sixty, e.g. 辛巳)")
+    if day is not None:
+        charts = [c for c in charts if c.day == day]
     if args.json:
         from ..domain.jsondata import chart_row, document
 
@@ -675,9 +647,10 @@ def cmd_audit(args) -> int:
                                                  for c, gs in explained.items()}}
         _json(document("audit", data), args)
     else:
+        from ..explain.audit_text import render_text
         from ..explain.tree import render
 
-        text = A.render_text(audit, args.limit, args.lang)
+        text = render_text(audit, args.limit, args.lang)
         for chart_id, graphs in explained.items():
             for reading, graph in graphs.items():
                 question = graph.graph.get("question", "")
@@ -741,7 +714,8 @@ def _json_list(path: Path, option: str) -> list:
 
 
 def _audit_cases(args, sessions) -> int:
-    from ..domain.audit import follows, render_cases
+    from ..domain.audit import follows
+    from ..explain.audit_text import render_cases
 
     verdicts = follows(sessions, _json_list(args.cases, "--cases"))
     if args.json:
@@ -751,7 +725,7 @@ def _audit_cases(args, sessions) -> int:
     else:
         _emit(render_cases(verdicts, args.lang), args)
     if args.html is not None:
-        from ..domain.evidence import cases_html
+        from ..explain.evidence_view import cases_html
 
         _write(cases_html(verdicts), argparse.Namespace(**{**vars(args), "output": args.html}), sessions, "--html")
     return 0
@@ -761,6 +735,7 @@ def _audit_evidence(args) -> int:
     """``audit --cases FILE`` without --vs: every topic's readings against the cases; ``audit --against
     FILE``: another caster's answers, each difference with the shipped readings that give it."""
     from ..domain import evidence as E
+    from ..explain import evidence_view as V
 
     if args.against is not None and args.cases is not None:
         raise InputError("give --cases or --against, not both")
@@ -768,21 +743,21 @@ def _audit_evidence(args) -> int:
     if args.against is not None:
         agreed, differences = E.against(session, _json_list(args.against, "--against"))
         if args.json:
-            _json(E.against_document(session.name, agreed, differences, args.lang), args)
+            _json(V.against_document(session.name, agreed, differences, args.lang), args)
         else:
-            _emit(E.render_against(agreed, differences, args.lang), args)
+            _emit(V.render_against(agreed, differences, args.lang), args)
         if args.html is not None:
-            _write(E.against_html(agreed, differences, args.lang),
+            _write(V.against_html(agreed, differences, args.lang),
                    argparse.Namespace(**{**vars(args), "output": args.html}), [session], "--html")
         return 0
     cases = _json_list(args.cases, "--cases")
     verdicts = E.by_topic(session, cases)
     if args.json:
-        _json(E.topics_document(session.name, verdicts, len(cases), args.lang), args)
+        _json(V.topics_document(session.name, verdicts, len(cases), args.lang), args)
     else:
-        _emit(E.render_topics(verdicts, len(cases), args.lang), args)
+        _emit(V.render_topics(verdicts, len(cases), args.lang), args)
     if args.html is not None:
-        _write(E.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
+        _write(V.topics_html(verdicts, len(cases), args.lang), argparse.Namespace(**{**vars(args), "output": args.html}),
                [session], "--html")
     return 0
 
@@ -847,7 +822,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     turns it into KeyboardInterrupt so that what it was writing is cleaned up."""
     if argv is not None:
         return main(argv)
-    from .console import interrupted
+    from .interruption import interrupted
 
     signal.signal(signal.SIGINT, interrupted)
     try:
@@ -949,21 +924,8 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
         given = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(given[0] if given and given[0] in COMMANDS else None).parse_args(given)
         args.freeze = freeze
-        if args.command == "cast":
-            return cmd_cast(args)
-        if args.command in ("why", "why-not"):
-            return cmd_why(args, negative=args.command == "why-not")
-        if args.command == "table":
-            return cmd_table(args)
-        if args.command == "teach":
-            return cmd_teach(args)
-        if args.command == "page":
-            return cmd_page(args)
-        if args.command == "audit":
-            return cmd_audit(args)
-        if args.command == "serve":
-            return cmd_serve(args)
-        return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
+        with showing_ids(getattr(args, "ids", False)):
+            return _dispatch(args)
     except KBError as error:
         _say(str(error))
         return 2
@@ -976,6 +938,25 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
         _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
+
+
+def _dispatch(args) -> int:
+    """Run the parsed command."""
+    if args.command == "cast":
+        return cmd_cast(args)
+    if args.command in ("why", "why-not"):
+        return cmd_why(args, negative=args.command == "why-not")
+    if args.command == "table":
+        return cmd_table(args)
+    if args.command == "teach":
+        return cmd_teach(args)
+    if args.command == "page":
+        return cmd_page(args)
+    if args.command == "audit":
+        return cmd_audit(args)
+    if args.command == "serve":
+        return cmd_serve(args)
+    return cmd_kb_show(args) if args.kb_command == "show" else cmd_kb_check(args)
 
 
 if __name__ == "__main__":

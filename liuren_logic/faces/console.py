@@ -6,19 +6,9 @@ which catches KeyboardInterrupt so that a half-written file is removed), an inte
 """
 from __future__ import annotations
 
-import os
 from _signal import SIGINT, signal  # the C core of the signal module, which loads enum first (30–40 ms)
 
-INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
-
-
-def interrupted(signum=None, frame=None) -> None:
-    """Say so on standard error and exit with status 130 (no traceback, no clean-up of Python's)."""
-    try:
-        os.write(2, b"liuren: interrupted\n")
-    except OSError:
-        pass
-    os._exit(INTERRUPTED)
+from .interruption import interrupted
 
 
 def run() -> int:

@@ -17,28 +17,33 @@ functions as the command line, from KB relations and derivation graphs:
 ``/api/quiz/answer`` the trainer's verdict on a ``choice`` for a ``question`` of a chart
 =================  =====================================================================
 
-Every request is bounded. The query is at most :data:`MAX_QUERY` bytes and names one chart;
-readings are the shipped ones only (no user files). A few sessions are kept (least recently
-used first out), and one is loaded afresh once the memory its charts take (measured per
-chart as the process grows) passes :data:`SESSION_MB`. Answers are computed one at a time
-(:mod:`.turns`), each under :data:`DEADLINE`: a request that could not be answered in time
-is refused at once (503), one whose deadline passes while it waits is never started, one
-still running at it stops at its next check. At most :data:`MAX_CONNECTIONS`
-connections are served at once, by a pool of threads; one more is answered 503 and closed.
-The server answers only requests addressed to it on loopback (``Host``), API requests only
-from its own page (``Origin``), and its pages refuse to be framed. Bad input gets the command
-line's one line, as ``{"error": …}`` with status 400. Every refusal is said in the page's language
-(``lang=en``, else Chinese), but the one to a connection past the cap: sent before the request
-is read, it says both.
+Every request is bounded. The query is at most :data:`MAX_QUERY` bytes and names one chart
+(read by :mod:`.chart_request`, as values: no argv is built); readings are the shipped ones only
+(no user files). The process keeps to :data:`MEMORY_MB`: a few sessions are kept (least recently
+used first out), and the one holding the most charts is let go once the charts of all take
+:data:`SESSION_MB` (a chart's memory measured as the process grows). Answers are computed one at
+a time (:mod:`.turns`), each under :data:`DEADLINE`: a request that could not be answered in time
+is refused at once (503), one whose deadline passes while it waits is never started, one still
+running at it stops at its next check. A connection's request head is read by :class:`Heads`
+(one thread, a selector) within :data:`HEAD_SECONDS`, so trickling connections hold no serving
+thread; whole requests are served by a pool of :data:`MAX_CONNECTIONS` threads, one more is
+answered 503 and closed. A client that leaves is one line in the log. Closed (Ctrl-C, SIGTERM),
+the server accepts no more and answers what it holds (503 for what has not started, if
+interrupted again). The server answers only requests addressed to it on loopback (``Host``, or
+the URL's host in the absolute form), API requests only from its own page (``Origin``), and its
+pages refuse to be framed. Bad input gets the command line's one line, as ``{"error": …}`` with
+status 400. Every refusal is said in the page's language (``lang=en``, else Chinese), but those
+sent before the request is read, which say both.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
+import io
 import json
 import math
 import os
 import re
+import selectors
 import socket
 import sys
 import threading
@@ -47,35 +52,43 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Callable, Optional
 from urllib.parse import parse_qs, urlsplit
 
 from ..datalog import collector
+from ..datalog.labels import showing_ids
 from ..domain.errors import InputError, LiurenError
 from ..domain.school import CALENDAR_READINGS, kb_root, parse_readings, read_school
-from ..domain.turns import Busy, Late, Turns, in_time
+from ..domain.turns import Busy, Late, Stopped, Turns, in_time
+from .chart_request import ChartRequest, cast
 
 MAX_QUERY = 4096  # bytes of query string
-MAX_SESSIONS = 6  # schools kept loaded (each ~ 0.5 s to load, ~ 40 MB)
-SESSION_MB = 160.0  # memory one session's charts may take before it is loaded afresh
+MEMORY_MB = 400  # the budget of the whole process, which the bounds below keep (benchmarks/serve_load.py)
+MAX_SESSIONS = 6  # schools kept loaded (each ~ 0.5 s to load, ~ 5 MB without its charts)
+SESSION_MB = 120.0  # memory the charts of all sessions together may take; past it the heaviest session goes
 DEADLINE = 10.0  # seconds from a request's arrival to its answer
 MAX_WAITING = 64  # answers queued at most (the deadline bounds the queue first)
-MAX_CONNECTIONS = 64  # connections served at once
+MAX_CONNECTIONS = 64  # connections served at once (their request in)
+HEAD_SECONDS = 5.0  # a connection's request line and headers must be in within this
+MAX_HEAD = 16 * 1024  # bytes of a request head
+MAX_READING = 256  # connections whose request is still coming in, of all clients …
+PER_CLIENT = 128  # … and of one address (on loopback, every client has the same one)
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
-NOT_FROM_THE_WEB = {"help", "school", "reading", "kb", "engine", "json", "lang", "simplified", "output"}
 # What the page is told when no answer comes, in its language.
 REFUSALS = {"zh": {"page": "無此頁{path}", "busy": "忙：約 {seconds:.0f} 秒之工作待辦，請稍後再問",
                    "late": "{seconds:.0f} 秒內未能作答", "request": "讀不出此請求：{error}",
                    "host": "本伺服器只應寄往 {ours} 之請求，不應寄往{host}者",
-                   "origin": "此介面只應本頁之請求，不應{origin}之請求", "elsewhere": "他站", "get": "本應用只應讀取之請求"},
+                   "origin": "此介面只應本頁之請求，不應{origin}之請求", "elsewhere": "他站", "get": "本應用只應讀取之請求",
+                   "stopping": "伺服器正在停止"},
             "en": {"page": "no such page {path}", "busy": "busy: about {seconds:.0f} s of work is waiting; ask again shortly",
                    "late": "no answer within {seconds:.0f} s", "request": "cannot read the request: {error}",
                    "host": "this server answers for {ours}, not Host {host}",
                    "origin": "the API answers its own page only, not {origin}", "elsewhere": "another site",
-                   "get": "the app only answers GET"}}
-# Sent before the request is read: in both languages, Chinese first.
+                   "get": "the app only answers GET", "stopping": "the server is stopping"}}
+# Said before the request is read: in both languages, Chinese first.
 BUSY_SAID = "忙：同時連線過多，請稍後再問 · busy: too many connections at once; ask again shortly"
+SLOW_SAID = "請求未於時限內送達 · the request did not arrive in time"
+STOPPING_SAID = "伺服器正在停止 · the server is stopping"
 
 
 def shipped_readings() -> dict[str, list[str]]:
@@ -102,8 +115,8 @@ def resident_mb() -> float:
 
 
 class Sessions:
-    """Loaded schools by their readings, least recently used first out; one is loaded afresh once
-    the memory its charts take passes ``cap_mb``.
+    """Loaded schools by their readings, least recently used first out; the one holding the most
+    charts is let go (and loaded afresh when asked for) once the charts of all take ``cap_mb``.
 
     What a chart takes is measured, not assumed: :meth:`measured` divides the growth of resident
     memory over the answers made while the process was at its peak (with no memory freed to
@@ -145,17 +158,20 @@ class Sessions:
         return {t: r for t, r in readings.items() if self.defaults.get(t) != r}
 
     def get(self, readings: dict[str, str]):
-        """The session for these readings (loaded on first use, afresh once over ``cap_mb``)."""
+        """The session for these readings (loaded on first use); while the charts of all sessions
+        together take ``cap_mb`` or more, the session holding the most is let go first (and loaded
+        afresh when asked for)."""
         from ..domain.session import Session
 
         in_time()  # loading takes a while: not for a request already past its deadline
         key = tuple(sorted(readings.items()))
+        while self._sessions and sum(map(self.size_mb, self._sessions.values())) >= self.cap_mb:
+            heaviest = max(self._sessions, key=lambda k: len(self._sessions[k]._charts))
+            self.recycled += 1
+            del self._sessions[heaviest]  # let go (cycles and all) before the next one loads
+            collector.release()
         session = self._sessions.get(key)
-        if session is None or self.size_mb(session) >= self.cap_mb:
-            if session is not None:
-                self.recycled += 1
-                del self._sessions[key], session  # let go (cycles and all) before the next one loads
-                collector.release()
+        if session is None:
             session = self._sessions[key] = Session(self.school, readings)
             self._loaded = True
             while len(self._sessions) > self.limit:
@@ -201,18 +217,20 @@ class App:
         self.sessions = Sessions(school)
 
     def answer(self, route: str, fields: dict) -> dict:
-        """The route's answer; the memory it adds is charged to the sessions it used."""
-        return self.sessions.measured(lambda: getattr(self, route)(fields))
+        """The route's answer (internal ids beside the names when the page's toggle asks, ``ids=1``);
+        the memory it adds is charged to the sessions it used."""
+        with showing_ids(fields.get("ids") == "1"):
+            answer = self.sessions.measured(lambda: getattr(self, route)(fields))
+        return _simplified(answer) if fields.get("simplified") == "1" else answer
 
     def _chart(self, fields: dict, readings: Optional[dict] = None, notices: Optional[list] = None):
-        """The chart the fields name; what the command line would say of the input goes to ``notices``
-        (the board shows them), never to the server's standard error."""
-        from .cli import _chart as cast_from_options
-
+        """The chart the fields name (:class:`.chart_request.ChartRequest`: read as values, never as
+        options); what the command line would say of the input goes to ``notices`` (the board shows
+        them), never to the server's standard error."""
         if readings is None:
             readings = self.sessions.readings(fields.get("reading", ""))
-        return cast_from_options(self.sessions.get(readings), chart_options(fields),
-                                 notices=[] if notices is None else notices)
+        return cast(self.sessions.get(readings), ChartRequest.from_fields(fields),
+                    notice=(notices if notices is not None else []).append)
 
     def readings_info(self, fields: dict) -> dict:
         from ..domain.disputes import names
@@ -278,23 +296,18 @@ class App:
         return comparison(before, after, _question(fields, "initial"), _lang(fields))
 
 
-def chart_options(fields: dict) -> argparse.Namespace:
-    """The query's chart fields read by the ``cast`` command's own options (``day`` is
-    ``--day``, ``night=1`` is ``--night``), so the app takes what the command line takes.
-    Options that name files, or choose the school, engine or output, are not taken."""
-    from .cli import build_parser, subcommand
+def _simplified(answer, key: str = ""):
+    """An answer for the page in simplified characters (简体): its text, never the choices the
+    trainer's buttons send back."""
+    from ..datalog.script import simplified
 
-    parser = build_parser()
-    argv = ["cast"]
-    for action in subcommand(parser, "cast")._actions:
-        name = action.dest
-        if not action.option_strings or name in NOT_FROM_THE_WEB or action.type is Path or fields.get(name) in (None, ""):
-            continue
-        if action.nargs == 0:  # a flag
-            argv += [action.option_strings[0]] if fields[name] in ("1", "true", "on") else []
-        else:
-            argv += [action.option_strings[0], fields[name]]
-    return parser.parse_args(argv)
+    if isinstance(answer, str):
+        return simplified(answer)
+    if isinstance(answer, dict):
+        return {k: v if k == "choices" else _simplified(v, k) for k, v in answer.items()}
+    if isinstance(answer, list):
+        return [_simplified(v, key) for v in answer]
+    return answer
 
 
 def _lang(fields: dict) -> str:
@@ -344,6 +357,11 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
         server_version = "liuren-serve"
         timeout = 5  # seconds a client may take to send its request (a loopback client needs none)
 
+        def setup(self) -> None:
+            super().setup()
+            self.rfile.close()
+            self.rfile = io.BytesIO(self.server.head())  # read whole by Heads (a GET has no body to read)
+
         def parse_request(self) -> bool:
             self.raw_requestline = _percent_encoded(self.raw_requestline)
             return super().parse_request()
@@ -351,12 +369,13 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
         def do_GET(self):  # noqa: N802 - http.server's name
             url = urlsplit(self.path)
             lang = _page_lang(url.query)
-            if not self._addressed_to_us(url.path.startswith("/api/"), lang):
+            if not self._addressed_to_us(url, lang):
                 return
             if url.path in ("/", "/index.html"):
                 from ..explain.app import app_page
 
-                return self._send(HTTPStatus.OK, app_page(lang).encode("utf-8"), "text/html; charset=utf-8")
+                simple = lang == "zh" and bool(re.search(r"(?:^|&)simplified=1(?:&|$)", url.query))
+                return self._send(HTTPStatus.OK, app_page(lang, simple).encode("utf-8"), "text/html; charset=utf-8")
             route, said = App.ROUTES.get(url.path), REFUSALS[lang]
             if route is None:
                 return self._json(HTTPStatus.NOT_FOUND, {"error": said["page"].format(path=_shown(url.path, lang))})
@@ -368,6 +387,8 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
                                   {"Retry-After": str(max(1, math.ceil(busy.seconds)))})
             except Late:
                 return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": said["late"].format(seconds=deadline)})
+            except Stopped:
+                return self._json(HTTPStatus.SERVICE_UNAVAILABLE, {"error": said["stopping"]})
             except LiurenError as error:
                 from ..explain.app import form_error
 
@@ -383,13 +404,15 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
             said = REFUSALS[_page_lang(urlsplit(self.path).query)]
             self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": said["get"]})
 
-        def _addressed_to_us(self, api: bool, lang: str) -> bool:
+        def _addressed_to_us(self, url, lang: str) -> bool:
             """True for a request to this server by a loopback name and its port (a rebound DNS
-            name is refused, 421) and, for the API, from no other page than its own (403); a
-            refusal is said in ``lang``."""
+            name is refused, 421; in the absolute form, ``GET http://host/…``, the host is the
+            URL's) and, for the API, from no other page than its own (403); a refusal is said in
+            ``lang``."""
+            api = url.path.startswith("/api/")
             port, said = self.server.server_address[1], REFUSALS[lang]
             ours = [f"{name}:{port}" for name in ("127.0.0.1", "localhost", "[::1]")]
-            host = self.headers.get("Host", "")
+            host = url.netloc if url.scheme or url.netloc else self.headers.get("Host", "")
             if host.lower() not in ours:
                 self._json(HTTPStatus.MISDIRECTED_REQUEST,
                            {"error": said["host"].format(ours="、".join(ours) if lang == "zh" else ", ".join(ours),
@@ -428,54 +451,186 @@ def handler(app: App, turns: Turns, log: Optional[Callable[[str], None]] = None,
 BUSY = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
         b"Retry-After: 1\r\nConnection: close\r\n\r\n"
         + json.dumps({"error": BUSY_SAID}, ensure_ascii=False).encode("utf-8"))
+SLOW = (b"HTTP/1.0 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n"
+        + json.dumps({"error": SLOW_SAID}, ensure_ascii=False).encode("utf-8"))
+STOPPING = (b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+            b"Connection: close\r\n\r\n" + json.dumps({"error": STOPPING_SAID}, ensure_ascii=False).encode("utf-8"))
+
+
+class Heads:
+    """The connections whose request head (request line and headers) is still coming in, read by
+    one thread through a selector: a connection costs no pool thread until its head is whole.
+    Each has :data:`HEAD_SECONDS` from its arrival (else 408 and closed); past :data:`MAX_READING`
+    heads being read, or :data:`PER_CLIENT` from one address, the one reading longest is answered
+    408 and closed (a loopback client needs a few milliseconds: the slowest is the trickler). A
+    head larger than :data:`MAX_HEAD` is refused (431). A whole head goes to ``ready``."""
+
+    def __init__(self, ready: Callable, log: Callable[[str], None]):
+        self._ready, self._log = ready, log
+        self._selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._new: list = []  # (socket, address, arrival) handed over by the accepting thread
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._selector.register(self._wake_r, selectors.EVENT_READ, None)
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="liuren-heads", daemon=True)
+        self._thread.start()
+
+    def add(self, connection, address, arrived: float) -> None:
+        with self._lock:
+            self._new.append((connection, address, arrived))
+        self._wake()
+
+    def close(self) -> None:
+        """Stop reading: the connections still sending their heads are closed unanswered."""
+        self._closed = True
+        self._wake()
+        self._thread.join(5)
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b".")
+
+    def _run(self) -> None:
+        reading: dict = {}  # socket → [address, arrival, bytes so far]
+        while not self._closed:
+            with self._lock:
+                new, self._new = self._new, []
+            for connection, address, arrived in new:
+                connection.setblocking(False)
+                reading[connection] = [address, arrived, bytearray()]
+                self._selector.register(connection, selectors.EVENT_READ, None)
+                self._evict(reading, address[0])
+            now = time.monotonic()
+            for connection, (address, arrived, _) in list(reading.items()):
+                if now - arrived > HEAD_SECONDS:
+                    self._drop(reading, connection, SLOW, f"{address[0]} sent no whole request within {HEAD_SECONDS:g} s: 408")
+            for key, _ in self._selector.select(timeout=0.25):
+                if key.fileobj is self._wake_r:
+                    with contextlib.suppress(OSError):
+                        self._wake_r.recv(4096)
+                    continue
+                self._read(reading, key.fileobj)
+        for connection in list(reading):
+            self._drop(reading, connection, None, None)
+
+    def _read(self, reading: dict, connection) -> None:
+        address, arrived, head = reading[connection]
+        try:
+            chunk = connection.recv(16384)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            return self._drop(reading, connection, None, f"{address[0]} left before sending its request")
+        head += chunk
+        if b"\r\n\r\n" in head or b"\n\n" in head:
+            self._selector.unregister(connection)
+            del reading[connection]
+            connection.setblocking(True)
+            self._ready(connection, address, arrived, bytes(head))
+        elif len(head) > MAX_HEAD:
+            self._drop(reading, connection, TOO_LARGE, f"{address[0]} sent a request head over {MAX_HEAD:,} bytes: 431")
+
+    def _evict(self, reading: dict, client: str) -> None:
+        """Past the caps, the connection that has been reading longest (of ``client`` first) goes."""
+        mine = [c for c, (address, *_) in reading.items() if address[0] == client]
+        for among, cap in ((mine, PER_CLIENT), (list(reading), MAX_READING)):
+            while len(among) > cap:
+                oldest = min(among, key=lambda c: reading[c][1])
+                among.remove(oldest)
+                address = reading[oldest][0]
+                self._drop(reading, oldest, SLOW, f"{address[0]}: a connection still sending its request after "
+                                                  f"{len(among)} others dropped (the slowest of them): 408")
+                mine = [c for c in mine if c in reading]
+
+    def _drop(self, reading: dict, connection, answer: Optional[bytes], said: Optional[str]) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self._selector.unregister(connection)
+        reading.pop(connection, None)
+        if answer is not None:
+            with contextlib.suppress(OSError):
+                connection.send(answer)  # non-blocking: what fits; the client is not waited for
+        with contextlib.suppress(OSError):
+            connection.close()
+        if said:
+            self._log(said)
+
+
+TOO_LARGE = (b"HTTP/1.0 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n")
 
 
 class LoopbackServer(ThreadingHTTPServer):
-    """An HTTP server whose connections are served by a bounded pool of threads, not a thread
-    each: at most ``connections`` at once; one more is answered 503 at once and closed."""
+    """An HTTP server whose connections are read by :class:`Heads` until their request is in, then
+    served by a bounded pool of threads: at most ``connections`` at once; one more is answered
+    503 at once and closed. Closed, it accepts no more and answers what it holds (interrupted
+    again meanwhile: what has not started is answered 503), then returns."""
 
     daemon_threads = True
     request_queue_size = MAX_CONNECTIONS  # the listen backlog: socketserver's 5 drops a burst's SYNs (1 s resend)
     turns: Optional[Turns] = None  # the answers' worker, closed with the server
 
-    def __init__(self, address: tuple, handler_class, connections: int = MAX_CONNECTIONS):
+    def __init__(self, address: tuple, handler_class, connections: int = MAX_CONNECTIONS,
+                 log: Optional[Callable[[str], None]] = None):
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self._slots = threading.BoundedSemaphore(connections)
         self._connections = ThreadPoolExecutor(connections, thread_name_prefix="liuren-connection")
-        self._arrivals = threading.local()  # when the connection each pool thread serves was accepted
+        self._served = threading.local()  # the connection each pool thread serves: its arrival and head
+        self.log = log or (lambda line: None)
+        self.stopping = False
         super().__init__(address, handler_class)
+        self._heads = Heads(self._ready, self.log)
 
     def arrival(self) -> float:
         """The :func:`time.monotonic` time the connection being served was accepted: a deadline
         counts from it, not from when a busy pool got round to reading the request."""
-        return getattr(self._arrivals, "time", None) or time.monotonic()
+        return getattr(self._served, "arrival", None) or time.monotonic()
+
+    def head(self) -> bytes:
+        """The request head :class:`Heads` read for the connection being served."""
+        return getattr(self._served, "head", b"")
 
     def process_request(self, request, client_address) -> None:
-        if not self._slots.acquire(blocking=False):
-            try:
-                request.settimeout(0.1)
-                with contextlib.suppress(TimeoutError):  # the request, if sent (closed unread, it resets the reply)
-                    request.recv(MAX_QUERY + 8192)
-                request.sendall(BUSY)
-            except OSError:
-                pass
+        self._heads.add(request, client_address, time.monotonic())
+
+    def _ready(self, request, client_address, arrived: float, head: bytes) -> None:
+        if self.stopping or not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.settimeout(1.0)
+                request.sendall(STOPPING if self.stopping else BUSY)
             self.shutdown_request(request)
             return
-        self._connections.submit(self._serve, request, client_address, time.monotonic())
+        try:
+            self._connections.submit(self._serve, request, client_address, arrived, head)
+        except RuntimeError:  # the pool has shut down: the server is stopping
+            self._slots.release()
+            with contextlib.suppress(OSError):
+                request.sendall(STOPPING)
+            self.shutdown_request(request)
 
-    def _serve(self, request, client_address, arrived: float) -> None:
-        self._arrivals.time = arrived
+    def _serve(self, request, client_address, arrived: float, head: bytes) -> None:
+        self._served.arrival, self._served.head = arrived, head
         try:
             self.finish_request(request, client_address)
-        except Exception:  # noqa: BLE001 - socketserver's own policy: report, and serve the next
-            self.handle_error(request, client_address)
+        except OSError as error:  # the client left (reset, a closed pipe) or stopped reading
+            self.log(f"{client_address[0]} left before its answer was sent ({type(error).__name__})")
+        except Exception as error:  # noqa: BLE001 - a bug: one line, and serve the next
+            self.log(f"{client_address[0]}: internal error ({type(error).__name__}: {error})")
         finally:
             self.shutdown_request(request)
             self._slots.release()
 
     def server_close(self) -> None:
-        super().server_close()
-        self._connections.shutdown(wait=False, cancel_futures=True)
+        self.stopping = True
+        super().server_close()  # the listening socket: no more connections
+        self._heads.close()
+        try:
+            self._connections.shutdown(wait=True)  # what is in hand is answered (each within its deadline)
+        except KeyboardInterrupt:  # asked again: what has not started is refused (503)
+            if self.turns is not None:
+                self.turns.close()
+            self._connections.shutdown(wait=True)
         if self.turns is not None:
             self.turns.close()
 
@@ -492,7 +647,7 @@ def make_server(host: str = "127.0.0.1", port: int = 0, school: str = "default",
     app = App(school)
     turns = Turns(MAX_WAITING)
     try:
-        server = LoopbackServer((host, port), handler(app, turns, log, deadline), connections)
+        server = LoopbackServer((host, port), handler(app, turns, log, deadline), connections, log)
     except OSError as error:
         turns.close()
         raise InputError(f"cannot listen on {host}:{port}: {error.strerror}") from None
@@ -525,6 +680,7 @@ def serve(host: str, port: int, school: str, open_browser: bool, quiet: bool, ou
 
     server = make_server(host, port, school, None if quiet else log)
     started = time.monotonic()
+    terminated = _interrupt_on_sigterm()
     try:
         if say(f"liuren serve: listening on {url_of(server)} (Ctrl-C stops)"):
             if open_browser:
@@ -533,10 +689,26 @@ def serve(host: str, port: int, school: str, open_browser: bool, quiet: bool, ou
                 webbrowser.open(url_of(server))
             server.serve_forever()
     finally:
-        server.server_close()
+        server.server_close()  # no more connections; those in hand answered (Ctrl-C again: 503)
+        terminated()
         say(f"liuren serve: stopped after {time.monotonic() - started:.0f} s")
     if failed:
         raise failed[0]
+
+
+def _interrupt_on_sigterm() -> Callable[[], None]:
+    """Make SIGTERM stop the server as Ctrl-C does (KeyboardInterrupt in the main thread); returns
+    what puts the old handler back. Off the main thread, where no handler can be set, nothing."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, old)
 
 
 __all__ = ["make_server", "serve", "url_of", "App", "shipped_readings"]

@@ -3,16 +3,22 @@
 :func:`read_regular` reads only a regular file up to a size limit (never a FIFO, a device
 or ``/dev/zero``); :func:`write_replacing` writes beside the target and renames, so a full
 disk or a crash leaves the old file whole, and never writes over one of the inputs, the
-package's own files, a read-only file or anything but a regular file.
+package's own files, a read-only file or anything but a regular file; nor, unless forced, over
+what is installed (the interpreter's prefix, site-packages), an executable, or a file whose
+content is of another kind than the output's (:func:`sniffed`).
 """
 from __future__ import annotations
 
 import os
+import re
+import site
 import stat
+import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
 
 from ..domain.errors import InputError
+from ..domain.school import file_kind
 
 
 def read_regular(path: Path, what: str, limit: int) -> bytes:
@@ -22,7 +28,7 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     except OSError as error:
         raise InputError(f"{what}: cannot read {path}: {error.strerror}") from None
     try:
-        kind = _kind(os.fstat(fd).st_mode)
+        kind = file_kind(os.fstat(fd).st_mode)
         if kind != "a regular file":
             raise InputError(f"{what}: {path} is not a regular file but {kind}")
         with os.fdopen(fd, "rb", closefd=False) as handle:
@@ -36,37 +42,35 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     return data
 
 
-def _kind(mode: int) -> str:
-    """What a file's mode says it is, in words."""
-    for test, kind in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return kind
-    return "some other kind of file"
-
-
 def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterable[Path] = (),
-                    what: str = "--output") -> None:
+                    what: str = "--output", kind: Optional[str] = None, force: bool = False) -> None:
     """Write ``data`` (bytes, or pieces of them written as they come) to ``path`` through a temporary
     file and a rename, once :func:`check_target` allows it."""
-    target, info = check_target(path, inputs, what)
+    target, info = check_target(path, inputs, what, kind, force)
     try:
         _replace(target, data, stat.S_IMODE(info.st_mode) if info else _default_mode())
     except OSError as error:
         raise InputError(f"{what}: cannot write {path}: {error.strerror or error}") from None
 
 
-def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output") -> tuple[str, "os.stat_result | None"]:
+def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output", kind: Optional[str] = None,
+                 force: bool = False) -> tuple[str, "os.stat_result | None"]:
     """``path`` resolved, and what is there now (None: nothing), when a command may replace it.
     Refused, in one InputError naming ``what``: any of ``inputs``, anything the package ships (its
     modules, KB files and schools), the process's standard streams, a file without write
-    permission (0444), and anything but a regular file (a FIFO, a device, a directory)."""
+    permission (0444), and anything but a regular file (a FIFO, a device, a directory); unless
+    ``force``, anything under the interpreter's prefixes or site-packages, an executable, and an
+    existing file that :func:`sniffed` finds of another kind than ``kind`` (an empty one is any kind)."""
     target = os.path.realpath(path)
     for source in inputs:
         if _same(target, source):
             raise InputError(f"{what}: {path} is one of the files read; give another file")
     if any(_within(target, folder) for folder in shipped()):
         raise InputError(f"{what}: {path} is one of the package's own files; give another file")
+    installed = next((folder for folder in installed_folders() if _within(target, folder)), None)
+    if installed is not None and not force:
+        raise InputError(f"{what}: {path} is inside {installed}, where Python and its packages are installed; "
+                         "give another file (or --force)")
     try:
         info = os.stat(path)  # what the name leads to (/dev/stdout: a FIFO or a terminal)
     except (OSError, ValueError):
@@ -74,10 +78,73 @@ def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output"
     if _standard_stream(info):
         raise InputError(f"{what}: {path} is one of this command's standard streams; leave out {what} to print")
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{what}: {path} is {_kind(info.st_mode)}, not a regular file; give a file to write")
+        raise InputError(f"{what}: {path} is {file_kind(info.st_mode)}, not a regular file; give a file to write")
     if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
         raise InputError(f"{what}: {path} is read-only; make it writable or give another file")
+    if not force and stat.S_IMODE(info.st_mode) & 0o111:
+        raise InputError(f"{what}: {path} is an executable; give another file (or --force)")
+    found = sniffed(target) if kind is not None and not force else kind
+    if found not in (kind, "empty"):
+        raise InputError(f"{what}: {path} holds {KIND_NAMES.get(found, found)}, not {KIND_NAMES[kind]}; "
+                         "give another file (or --force)")
     return target, info
+
+
+# What each kind of content is called in a refusal.
+KIND_NAMES = {"text": "text", "json": "JSON", "graphml": "GraphML", "dot": "a Graphviz graph", "svg": "an SVG picture",
+              "png": "a PNG picture", "html": "an HTML page", "pdf": "a PDF document", "xml": "other XML",
+              "program": "a program", "archive": "an archive", "binary": "binary data"}
+# The first bytes that say what a file is, whatever its name.
+_MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"%PDF-", "pdf"), (b"\x7fELF", "program"), (b"MZ", "program"),
+          (b"#!", "program"), (b"\xca\xfe\xba\xbe", "program"), (b"\xcf\xfa\xed\xfe", "program"),
+          (b"PK\x03\x04", "archive"), (b"\x1f\x8b", "archive"), (b"BZh", "archive"), (b"\xfd7zXZ", "archive"))
+
+
+def sniffed(path: str, size: int = 4096) -> str:
+    """What the file's first ``size`` bytes say it holds: ``empty``, one of the outputs' kinds
+    (``text``, ``json``, ``graphml``, ``dot``, ``svg``, ``png``, ``html``), or another
+    (``pdf``, ``xml``, ``program``, ``archive``, ``binary``); an unreadable file is ``binary``."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return "binary"
+    if not head:
+        return "empty"
+    kind = next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+    if kind is not None:
+        return kind
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as error:
+        if error.start < len(head) - 3:  # not merely a character cut at the end of the head
+            return "binary"
+        text = head[:error.start].decode("utf-8")
+    if "\0" in text:
+        return "binary"
+    start = text.lstrip("\ufeff \t\r\n").lower()
+    if start.startswith("<?xml") or start.startswith("<svg") or start.startswith("<!doctype svg"):
+        return next((kind for tag, kind in (("<svg", "svg"), ("<graphml", "graphml"), ("<html", "html"))
+                     if tag in start), "xml")
+    if start.startswith(("<!doctype html", "<html")):
+        return "html"
+    if start.startswith(("{", "[")):
+        return "json"
+    if re.match(r"(strict\s+)?(di)?graph\b", start):
+        return "dot"
+    return "text"
+
+
+def installed_folders() -> list[str]:
+    """Where the running interpreter and its packages live (resolved): its prefixes and every
+    site-packages folder. A prefix that is the root or the home folder is left out (it would
+    hold every file), its site-packages are not."""
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    roots = {os.path.realpath(os.sep), os.path.realpath(os.path.expanduser("~"))}
+    found = {os.path.realpath(f) for f in folders if f} - roots
+    packages = list(getattr(site, "getsitepackages", list)()) + [site.getusersitepackages()]
+    found |= {os.path.realpath(f) for f in packages if f}
+    return sorted(found)
 
 
 def _standard_stream(info: os.stat_result) -> bool:
