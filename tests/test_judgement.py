@@ -652,19 +652,51 @@ def test_a_grave_verdict_never_answers_alone(session):
 
 def test_the_weighing_is_defeasible_rules_with_the_books_precedence(session):
     """《指南》 case 22 (乙未 午將 巳時, 酉月, 疾病): the 用神 酉 is the day's ghost, feared; strong and
-    overcoming the stem it argues 不成, and the stem's 長生 亥 in the transmissions is a rescue (a
-    defeater): the weighing leaves it undecided, and says so."""
+    overcoming the stem it argues 不成. The stem's 長生 亥 among the transmissions does not act on 酉
+    (water does not overcome metal), so it rescues nothing: the answer is 凶, by those two reasons."""
     from liuren_logic.explain.judgement import judgement_data
 
     chart = session.cast("乙未", jiang="午", hour="巳", month="酉", matter="疾病")
     answer = judgement_data(chart)["answer"]
-    assert chart.rows("yong_nature") == [("酉", "凶煞")] and chart.rows("rescue") == [("生神", "亥")]
-    assert answer["polarity"] == "吉凶參半" and answer["success"] is None
-    assert {r["name"] for r in answer["reasons"]} == {"weigh.jiu", "weigh.sha_wang", "weigh.ke_wo"}
-    # 仕宦, case 74 (己亥 亥將 未時, 正月): the strong ghost overcoming the stem outranks 克我
+    assert chart.rows("yong_nature") == [("酉", "凶煞")] and chart.rows("rescue") == []
+    assert answer["polarity"] == "凶" and answer["success"] is False
+    assert {r["name"] for r in answer["reasons"]} == {"weigh.sha_wang", "weigh.ke_wo"}
+    # 仕宦, case 74 (己亥 亥將 未時, 正月): the 用神 卯 is the ghost, the post sought (「病訟畏兮官位顯」):
+    # no 克我 against it, the office shown for it
     office = judgement_data(session.cast("己亥", jiang="亥", hour="未", month="寅", matter="仕宦"))["answer"]
-    ke_wo = next(r for r in office["reasons"] if r["name"] == "weigh.ke_wo")
-    assert office["success"] is True and ke_wo["outranked_by"] == "weigh.wang_gui"
+    names = {r["name"] for r in office["reasons"]}
+    assert office["success"] is True and "weigh.guan_xian" in names and "weigh.ke_wo" not in names
+
+
+ELEMENT = dict(zip("子丑寅卯辰巳午未申酉戌亥甲乙丙丁戊己庚辛壬癸", "水土木木土火火土金金土水木木火火土土金金水水"))
+KE = {("木", "土"), ("土", "水"), ("水", "火"), ("火", "金"), ("金", "木")}
+SHENG = {("木", "火"), ("火", "土"), ("土", "金"), ("金", "水"), ("水", "木")}
+
+
+@pytest.mark.parametrize("matter", ["疾病", "家宅"])
+def test_a_rescue_acts_on_the_harm_and_outranks_only_it(session, matter):
+    """On the 720 charts, written from the chart here: a rescue stands exactly where the 用神 harms (it
+    overcomes the stem, save for an office, where the ghost is the post; or it is a feared sign 旺相) and either a 旺相 transmission or the upper over
+    the stem overcomes it, or the palace under it overcomes or generates it; and a rescue outranks
+    only the reasons of that harm (克我, a strong feared sign, a weak ghost)."""
+    from liuren_logic.explain.judgement import judgement_data
+
+    rescued = 0
+    for chart in _cast_all(session, matter):
+        (yong,) = {b for b, _ in chart.rows("question_yong")}
+        nature = dict(chart.rows("yong_nature"))[yong]
+        strong = lambda b: chart.strength.get(b) in ("旺", "相")
+        ghost = (ELEMENT[yong], ELEMENT[chart.day[0]]) in KE  # for an office the ghost is the post sought
+        harms = ghost and matter != "仕宦" or nature == "凶煞" and strong(yong)
+        under = {u: e for e, u in chart.heaven.items()}[yong]
+        acts = harms and (any((ELEMENT[x], ELEMENT[yong]) in KE and strong(x) for x in [*chart.sanchuan, *(u for (u,) in chart.rows("gan_upper"))])
+                          or (ELEMENT[under], ELEMENT[yong]) in KE | SHENG)
+        assert bool(chart.rows("rescue")) == acts, chart.id
+        rescued += acts
+        if acts:
+            jiu = [r for r in judgement_data(chart)["answer"]["reasons"] if r["name"] in ("weigh.jiu", "weigh.wu_hai")]
+            assert jiu and all(set(r["outranked"]) <= {"weigh.ke_wo", "weigh.sha_wang", "weigh.shuai_gui"} for r in jiu), chart.id
+    assert 0 < rescued < 720 // 2
 
 
 def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
@@ -679,7 +711,10 @@ def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
     code, out, _ = run(capsys, "why-not", "斷", "凶", "--day", "己亥", "--jiang", "亥", "--hour", "未", "--month", "寅",
                        "--matter", "仕宦")  # 《指南》 case 74
     assert code == 0 and "此課之斷：吉：所問可成（非凶）。所據：" in out
-    assert "－ 用神卯剋日干己，克我則憂難不已：主不成——為「用神卯旺而剋日干己，旺鬼克我亦以吉斷：主成」所勝" in out
+    assert "＋ 問功名，用神卯為官鬼入傳：官位顯，主成〔《六壬指南》卷二：傳見官鬼有兩途，病訟畏兮官位顯〕" in out
+    code, out, _ = run(capsys, "why-not", "斷", "凶", "--day", "乙丑", "--jiang", "申", "--hour", "午", "--matter", "家宅")
+    assert code == 0 and "此課之斷：吉：所問可成（非凶）。所據：" in out  # 申 over 午 is held by what overcomes it
+    assert "－ 用神申剋日干乙，克我則憂難不已：主不成——為「用神臨午（凶居剋地），戀生解克而無害：主成」所勝" in out
 
 
 def test_one_timing_with_its_scale(session):
@@ -693,7 +728,8 @@ def test_one_timing_with_its_scale(session):
 def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     """benchmarks/judgement_eval.py on the 55 labelled cases (docs/judgement.md has its figures): on the
     cases the answer gives a direction, it agrees with the book at least as often as a constant 吉 would
-    on those cases, and it answers at least 20 of the 55."""
+    on those cases, and it answers at least 40 of the 55 (the rescues scoped to the harm they act on,
+    and the ordering lines as @prefer, raised it from 22)."""
     import sys
     from pathlib import Path
 
@@ -703,4 +739,4 @@ def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     rows = evaluate(session)["rows"]
     answered = [r for r in rows if r["want"] and r["got"]]
     assert sum(r["got"] == r["want"] for r in answered) >= sum(r["want"] == "吉" for r in answered)
-    assert sum(bool(r["got"]) for r in rows) >= 20
+    assert sum(bool(r["got"]) for r in rows) >= 40

@@ -110,7 +110,6 @@ REVIEWED = {
     "phase.bad_end_general": "末遇凶神", "phase.bad_end_void": "空亡",
     "question.by_general": "於三傳中見其用神", "question.by_kin": "於三傳中見其用神", "question.by_mark": "馬為",
     "question.default": "百事三傳見類神", "question.named": "象義不同",
-    "rescue.de": "徳神",
     "judge.upper_stage": "日辰虛實", "judge.uppers_punish": "彼我幹支害合論",
 }
 
