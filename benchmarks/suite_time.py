@@ -28,11 +28,15 @@ RUNS = {"default": [], "complete": ["-m", "complete"]}
 def timed(extra: list[str]) -> dict:
     """One pytest run from the checkout: its exit status, wall and CPU seconds, and its closing line."""
     before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rfE", *extra], cwd=ROOT,
                           capture_output=True, text=True)
     wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    closing = next((line for line in reversed(done.stdout.splitlines()) if " in " in line and "passed" in line), "")
+    lines = done.stdout.splitlines()
+    closing = next((line for line in reversed(lines) if " in " in line and "passed" in line), "")
+    for line in lines:  # what failed, on standard error (the report keeps the counts)
+        if line.startswith(("FAILED", "ERROR")):
+            print(line, file=sys.stderr)
     return {"status": done.returncode, "wall": wall, "cpu": cpu, "closing": closing.strip("= ")}
 
 

@@ -148,7 +148,7 @@ class _Checker:
     @staticmethod
     def atoms(rule: S.Rule):
         yield rule.head
-        yield from _body_atoms(rule.body)
+        yield from S.body_atoms(rule.body)
 
     def atom(self, atom: S.Atom, kinds: dict, computed: bool = False) -> None:
         """Check an atom against its declaration (``~p(…)``'s is p's); ``computed``: a rule's head, whose
@@ -256,7 +256,7 @@ class _Checker:
                 if literal.term.name not in inner:
                     self.report(Position(*literal.places[1]), f"the aggregated variable {literal.term.name} is not bound inside {{ … }}")
                 self.uses(literal.body, inner)
-                if literal.result.name in {v.name for a in _body_atoms(literal.body) for v in S.atom_variables(a)}:
+                if literal.result.name in {v.name for a in S.body_atoms(literal.body) for v in S.atom_variables(a)}:
                     self.report(Position(*literal.places[0]), f"the aggregate's result {literal.result.name} cannot also stand inside {{ … }}")
 
     # recursion -------------------------------------------------------------
@@ -368,16 +368,6 @@ def _existential(negation: S.Negation, body) -> set[str]:
     names = [v.name for v in S.atom_variables(negation.atom)]
     elsewhere = {v.name for literal in body if literal is not negation for v in S.literal_variables(literal)}
     return {n for n in names if names.count(n) > 1 and n not in elsewhere}
-
-
-def _body_atoms(body):
-    for literal in body:
-        if isinstance(literal, S.Atom):
-            yield literal
-        elif isinstance(literal, S.Negation):
-            yield literal.atom
-        elif isinstance(literal, S.Aggregate):
-            yield from _body_atoms(literal.body)
 
 
 def _dependencies(body, negative: bool = False):

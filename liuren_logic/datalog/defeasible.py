@@ -29,7 +29,6 @@ through defeat) is refused by the checker.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from . import syntax as S
 from .digraph import Digraph, components, shortest_path
@@ -161,7 +160,7 @@ def _problems(program, prefers: list, defeasible: set) -> list[tuple[Position, s
         graph.add_edge(prefer.superior, prefer.inferior)
     concluded = {r.head.pred for r in program.rules + program.facts if r.kind != S.DEFEATER}
     for rule in program.rules:
-        for atom in _atoms(rule.body):
+        for atom in S.body_atoms(rule.body):
             if atom.pred[0] == "~" and atom.pred not in concluded:
                 report(atom.at, f"{atom} can never hold: no fact, strict or @default rule concludes {atom.pred}")
     for name in sorted(defeasible):
@@ -202,7 +201,7 @@ def _estimate_cycles(program, defeat: Defeat) -> None:
     graph = Digraph()
     graph.add_nodes_from(program.preds)
     for rule in program.rules:
-        for atom in _atoms(rule.body):
+        for atom in S.body_atoms(rule.body):
             graph.add_edge(atom.pred, rule.head.pred)
     group_of = {pred: k for k, members in enumerate(components(graph)) for pred in members}
     cyclic = set()
@@ -230,16 +229,6 @@ def _estimate_cycles(program, defeat: Defeat) -> None:
             body.append(literal)
         if any(a is not b for a, b in zip(body, rule.body)):
             program.rules[index] = replace(rule, body=tuple(body))
-
-
-def _atoms(body) -> Iterable[S.Atom]:
-    for literal in body:
-        if isinstance(literal, S.Atom):
-            yield literal
-        elif isinstance(literal, S.Negation):
-            yield literal.atom
-        elif isinstance(literal, S.Aggregate):
-            yield from _atoms(literal.body)
 
 
 def _tainted(rules: list, defeasible: set) -> set:

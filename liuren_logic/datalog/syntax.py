@@ -12,7 +12,7 @@ different places compare equal; ``str()`` of every node prints it back in KB syn
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Iterator, Union
 
 from .errors import Position
 
@@ -253,6 +253,17 @@ def atom_variables(atom: Atom) -> list[Var]:
 
 def atom_placed_variables(atom: Atom) -> list[tuple[Var, Place]]:
     return [found for arg, at in zip(atom.args, atom.places) for found in placed_variables(arg, at)]
+
+
+def body_atoms(body) -> Iterator[Atom]:
+    """Every atom of a body: positive, under a negation, or in an aggregate's body."""
+    for literal in body:
+        if isinstance(literal, Atom):
+            yield literal
+        elif isinstance(literal, Negation):
+            yield literal.atom
+        elif isinstance(literal, Aggregate):
+            yield from body_atoms(literal.body)
 
 
 def literal_variables(literal) -> list[Var]:
