@@ -388,15 +388,23 @@ class Explainer:
         if isinstance(literal, S.Comparison):
             return self._add_comparison(graph, literal, binding, True)
         if isinstance(literal, S.Negation):
-            pattern, pred = ground(literal.atom, binding), self._estimated(literal.atom.pred)
-            text = "not " + atom_text(pred, pattern)
-            nid = node_id("not", text)
-            if nid not in graph:
-                graph.add_node(nid, **{**self._atom_attrs("not", pred, pattern), "text": text})
-                child = self._add_absent(graph, pred, pattern, self.why_not_depth)
-                graph.add_edge(nid, child, order=0)
+            nid, pred, pattern, new = self._negation_node(graph, "not", literal.atom, binding)
+            if new:
+                graph.add_edge(nid, self._add_absent(graph, pred, pattern, self.why_not_depth), order=0)
             return nid
         return self._add_aggregate(graph, firing, literal, chosen)
+
+    def _negation_node(self, graph, kind: str, atom: S.Atom, binding: dict) -> tuple:
+        """The node of ``not atom`` under ``binding`` (``kind`` not: it holds; holds: it fails), made
+        once: its id, the relation read (the estimate inside a cycle through defeat), the pattern,
+        and whether it is new (its children are then the caller's to add)."""
+        pattern, pred = ground(atom, binding), self._estimated(atom.pred)
+        text = "not " + atom_text(pred, pattern)
+        nid = node_id(kind, text)
+        new = nid not in graph
+        if new:
+            graph.add_node(nid, **{**self._atom_attrs(kind, pred, pattern), "text": text})
+        return nid, pred, pattern, new
 
     def _add_comparison(self, graph, literal: S.Comparison, binding: dict, holds: bool) -> str:
         text = f"{show_term(literal.left, binding)} {literal.op} {show_term(literal.right, binding)}"
@@ -529,11 +537,8 @@ class Explainer:
         if isinstance(literal, S.Comparison):
             return self._add_comparison(graph, literal, binding, False)
         if isinstance(literal, S.Negation):
-            pattern, pred = ground(literal.atom, binding), self._estimated(literal.atom.pred)
-            text = "not " + atom_text(pred, pattern)
-            nid = node_id("holds", text)
-            if nid not in graph:
-                graph.add_node(nid, **{**self._atom_attrs("holds", pred, pattern), "text": text})
+            nid, pred, pattern, new = self._negation_node(graph, "holds", literal.atom, binding)
+            if new:
                 witness = self._witness(replace(literal.atom, pred=pred), binding)
                 if witness is None:  # estimated to hold, not derived: a cycle through defeat leaves it undecided
                     graph.nodes[nid].update(undecided=True, reason="undecided: a cycle through defeat leaves it "
