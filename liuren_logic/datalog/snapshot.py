@@ -3,8 +3,9 @@
 One entry of :mod:`.cache` (plain JSON, HMAC-checked, in the user's private directory)
 per set of KB files, keyed by every file's shown path and bytes, in load order, and by the
 package's code. It holds what loading computed: the modules as parsed, the checked
-program's kinds' members and dependency graph, the rules as :func:`~liuren_logic.datalog.compiler.plan`
-compiled them, and the chart-independent relations the bottom-up engine evaluated
+program's kinds' members and dependency graph, what compiling its defeasible rules worked out
+(:class:`~liuren_logic.datalog.defeasible.Analysis`: it is not worked out again), the rules as
+:func:`~liuren_logic.datalog.compiler.plan` compiled them, and the chart-independent relations the bottom-up engine evaluated
 (:meth:`~liuren_logic.datalog.evaluate.Materialisation.static_state`).
 A program that fails its check is never stored, so ``kb check`` reports its problems every
 time; a stored one passed the same check of the same bytes. Reading an entry builds only
@@ -28,7 +29,7 @@ from . import cache
 from . import syntax as S
 from .checker import Program
 from .compiler import CompiledAggregate, CompiledRule, plan
-from .defeasible import expand
+from .defeasible import Analysis, analysis, expand
 from .digraph import Digraph
 from .program import Prepared
 
@@ -144,6 +145,7 @@ def _encode(loaded: Loaded) -> bytes:
         "dependencies": [[a, [[b, e["negative"], *e["at"]] for b, e in graph.succ[a].items()]] for a in graph],
         "static": None if loaded.static is None else [[pred, None if given.get(pred) == set(rows) else rows]
                                                        for pred, rows in loaded.static.items()],
+        "defeat": _analysis_data(analysis(program.defeat)),
     }
     lines = [cache.dumps(header)]
     compiled = iter(loaded.prepared.rules)  # the modules' rules first, then those their defeasible rules compile to
@@ -201,8 +203,8 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
         owned.append((start, len(program.rules)))
-    if expand(program):  # the rules its defeasible rules compile to, after the modules' (stored checked)
-        raise ValueError("an entry whose defeasible rules do not compile")
+    if expand(program, known=_analysis(data["defeat"])):  # the rules its defeasible rules compile to, after
+        raise ValueError("an entry whose defeasible rules do not compile")  # the modules' (stored checked)
     compiled = []
     for module, line, (_, text), (start, end) in zip(program.modules, lines[1::2], sources, owned):
         key = (module.path, text, line)
@@ -225,6 +227,18 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
         given = _given(prepared)
         static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
     return Loaded(prepared, static)
+
+
+def _analysis_data(found: Optional[Analysis]) -> Optional[list]:
+    """What the compilation of the defeasible rules worked out, as JSON data (:func:`_analysis` reads it)."""
+    return None if found is None else [sorted(found.tainted), [list(group) for group in found.cycles]]
+
+
+def _analysis(data: Optional[list]) -> Optional[Analysis]:
+    if data is None:
+        return None
+    tainted, cycles = data
+    return Analysis(frozenset(tainted), tuple(tuple(group) for group in cycles))
 
 
 def _module(line: bytes, name: str, text: bytes) -> S.Module:
