@@ -385,6 +385,21 @@ def test_a_cycle_through_defeat_read_from_its_entry_compiles_as_afresh_without_t
     assert engine.query("answer", [None, None]) == [(1, "成")] and engine.query("est·beaten·p", []) == [()]
 
 
+def test_a_school_entry_keeps_the_shape_of_the_plan_as_worked_out_afresh(store, monkeypatch):
+    """Read back from its entry, the default school's plan has the shape worked out from its program,
+    and is not worked out again: the same strata in the same order, constants asked, needs and reads."""
+    from liuren_logic.datalog import evaluate
+    from liuren_logic.domain.school import load_school
+
+    load_school("default")
+    snapshot._memory.clear()
+    kept = load_school("default")
+    assert kept.prepared.layout == evaluate.layout(kept.prepared)
+    monkeypatch.setattr(evaluate, "layout", lambda kb: pytest.fail("worked out again"))
+    plan = evaluate.Materialisation(kept, static=kept.static).plan
+    assert plan.dynamic and plan.needs and plan.asked == kept.prepared.layout.asked
+
+
 def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_path):
     """What the bottom-up engine prepares depends only on the loaded program: two loads of the same
     files share it (threads asking at once included); a user's extra file, or a changed file, has its own."""

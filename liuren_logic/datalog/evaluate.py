@@ -33,7 +33,7 @@ from collections import ChainMap, Counter, defaultdict
 from itertools import filterfalse, repeat
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Callable, Collection, Iterable, Optional, Sequence
+from typing import Callable, Collection, Iterable, NamedTuple, Optional, Sequence
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from . import operations as O
@@ -41,7 +41,7 @@ from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule
 from .lazy_dict import LazyDict
 from .passes import ALL as ALL_PASSES, Passes, collector, delta_first, join_order, segments
-from .program import KnowledgeBase, Pattern, Value
+from .program import KnowledgeBase, Pattern, Prepared, Value
 from .semantics import EvaluationLimit, IntegerLimit, Limits, aggregate, arithmetic, compare, sort_key
 from .store import Store
 
@@ -376,8 +376,45 @@ def _shared_rule(compiled: CompiledRule, stratum: frozenset, fixed: frozenset, p
     return found
 
 
+class Layout(NamedTuple):
+    """The shape of a knowledge base's plan (:class:`_Plan`), as values only, the same for every set
+    of passes: worked out from the program (:func:`layout`), or as a snapshot kept it
+    (:attr:`~liuren_logic.datalog.program.Prepared.layout`, :mod:`.snapshot`), so that a warm start
+    does not work it out again."""
+
+    moving: frozenset  # the relations a chart's input reaches (Program.moving)
+    strata: tuple  # (members, recursive, dynamic) of each stratum with rules, lowest first
+    asked: dict  # (relation, positions) → the constants rules read there
+    below: tuple  # each dynamic stratum's: the dynamic strata it rests on, itself included, in order
+    reads: tuple  # each dynamic stratum's: the relations its rules read and derive
+
+
+def layout(kb: "KnowledgeBase | Prepared") -> Layout:
+    """Work out the :class:`Layout` of a knowledge base's plan from its program and rules."""
+    program = kb.program
+    moving, graph = program.moving(), program.dependencies
+    strata = tuple((members, recursive, any(p in moving for p in members)) for members, recursive in program.strata()
+                   if any(pred in kb.rules_for for pred in members))
+    asked = defaultdict(set)
+    for members, _, _ in strata:
+        for compiled in (c for pred in members for c in kb.rules_for.get(pred, ())):
+            for pred, consts in _constants(compiled):
+                asked[pred, tuple(p for p, _ in consts)].add(consts[0][1] if len(consts) == 1 else
+                                                            tuple(v for _, v in consts))
+    stratum_of, below, reads = {}, [], []
+    for index, members in enumerate(members for members, _, dynamic in strata if dynamic):
+        heads = {pred for pred in members if pred in kb.rules_for}
+        stratum_of.update(dict.fromkeys(heads, index))
+        read = {q for pred in heads for q in graph.predecessors(pred)} | heads
+        below.append({index}.union(*(below[stratum_of[q]] for q in read if stratum_of.get(q, index) != index)))
+        reads.append(frozenset(read))
+    return Layout(moving, strata, {key: frozenset(values) for key, values in asked.items()},
+                  tuple(tuple(sorted(b)) for b in below), tuple(reads))
+
+
 class _Plan:
-    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first).
+    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first),
+    as its :class:`Layout` places them (``shape``; worked out when not given).
 
     ``needs`` maps a relation a chart's input reaches (its fire relations and aggregate helpers
     too) to the dynamic strata it rests on, lowest first, its own included: what a batch
@@ -386,31 +423,18 @@ class _Plan:
     relation's positions the constants rules read there (:meth:`Store._holding`).
     """
 
-    def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES):
-        moving, graph = kb.program.moving(), kb.program.dependencies
-        fixed = frozenset(kb.program.preds) - moving
+    def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES, shape: Optional[Layout] = None):
+        shape = shape if shape is not None else layout(kb)
+        fixed = frozenset(kb.program.preds) - shape.moving
         self.static, self.dynamic = [], []
-        for members, recursive in kb.program.strata():
+        for members, recursive, dynamic in shape.strata:
             stratum = frozenset(members) if recursive else frozenset()
             rules = [_shared_rule(c, stratum, fixed, passes) for pred in members for c in kb.rules_for.get(pred, ())]
-            if rules:
-                (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
-        asked = defaultdict(set)
-        for rules, _ in self.static + self.dynamic:
-            for pred, consts in (found for rule in rules for found in _constants(rule.compiled)):
-                asked[pred, tuple(p for p, _ in consts)].add(consts[0][1] if len(consts) == 1 else
-                                                            tuple(v for _, v in consts))
-        self.asked = {key: frozenset(values) for key, values in asked.items()}
+            (self.dynamic if dynamic else self.static).append((rules, recursive))
+        self.asked = shape.asked
+        self.reads: list[frozenset] = list(shape.reads)
         self.needs: dict[str, tuple[int, ...]] = {}
-        self.reads: list[frozenset] = []
-        stratum_of, below = {}, []
-        for index, (rules, _) in enumerate(self.dynamic):
-            heads = {rule.compiled.rule.head.pred for rule in rules}
-            stratum_of.update(dict.fromkeys(heads, index))
-            read = {q for pred in heads for q in graph.predecessors(pred)} | heads
-            below.append({index}.union(*(below[stratum_of[q]] for q in read if stratum_of.get(q, index) != index)))
-            self.reads.append(frozenset(read))
-            needs = tuple(sorted(below[index]))
+        for (rules, _), needs in zip(self.dynamic, shape.below):
             for rule in rules:
                 compiled = rule.compiled
                 self.needs.update(dict.fromkeys([compiled.rule.head.pred, compiled.fire,
@@ -548,7 +572,9 @@ class Materialisation:
         self.order = join_order.ordering(self.passes)  # how it derives rules outside recursion (a batch's: extend)
         if base is None:
             # one for every session of the program (made again for other passes: a test's)
-            self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
+            shape = kb.prepared.layout  # as a snapshot kept it, if one did
+            self.plan = kb.prepared.plan(lambda: _Plan(kb, shape=shape)) if self.passes == ALL_PASSES else \
+                _Plan(kb, self.passes, shape)
             self.store = Store(asked=self.plan.asked, budget=self.limits.step_bytes)
             self.collector = collector.hook(self.passes, self.store)  # what it evaluates within, and after
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)

@@ -5,7 +5,8 @@ per set of KB files, keyed by every file's shown path and bytes, in load order, 
 package's code. It holds what loading computed: the modules as parsed, the checked
 program's kinds' members and dependency graph, what compiling its defeasible rules worked out
 (:class:`~liuren_logic.datalog.defeasible.Analysis`: it is not worked out again), the rules as
-:func:`~liuren_logic.datalog.compiler.plan` compiled them, and the chart-independent relations the bottom-up engine evaluated
+:func:`~liuren_logic.datalog.compiler.plan` compiled them, the shape of the bottom-up engine's plan
+of them (:class:`~liuren_logic.datalog.evaluate.Layout`), and the chart-independent relations the bottom-up engine evaluated
 (:meth:`~liuren_logic.datalog.evaluate.Materialisation.static_state`).
 A program that fails its check is never stored, so ``kb check`` reports its problems every
 time; a stored one passed the same check of the same bytes. Reading an entry builds only
@@ -31,6 +32,7 @@ from .checker import Program
 from .compiler import CompiledAggregate, CompiledRule, plan
 from .defeasible import Analysis, analysis, expand
 from .digraph import Digraph
+from .evaluate import Layout, layout
 from .program import Prepared
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
@@ -146,6 +148,7 @@ def _encode(loaded: Loaded) -> bytes:
         "static": None if loaded.static is None else [[pred, None if given.get(pred) == set(rows) else rows]
                                                        for pred, rows in loaded.static.items()],
         "defeat": _analysis_data(analysis(program.defeat)),
+        "plan": _layout_data(layout(loaded.prepared)),
     }
     lines = [cache.dumps(header)]
     compiled = iter(loaded.prepared.rules)  # the modules' rules first, then those their defeasible rules compile to
@@ -221,7 +224,7 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
     for a, edges in data["dependencies"]:
         for b, negative, path, line, col in edges:
             graph.add_edge(a, b, negative=negative, at=(path, line, col))
-    prepared = Prepared(program, compiled)
+    prepared = Prepared(program, compiled, _layout(data["plan"]))
     static = data["static"]
     if static is not None:
         given = _given(prepared)
@@ -239,6 +242,22 @@ def _analysis(data: Optional[list]) -> Optional[Analysis]:
         return None
     tainted, cycles = data
     return Analysis(frozenset(tainted), tuple(tuple(group) for group in cycles))
+
+
+def _layout_data(shape: Layout) -> list:
+    """The shape of the engine's plan as JSON data (:func:`_layout` reads it); sets in a fixed order."""
+    asked = [[pred, list(positions), [list(v) if type(v) is tuple else v for v in sorted(values, key=repr)]]
+             for (pred, positions), values in shape.asked.items()]
+    return [sorted(shape.moving), [[list(members), recursive, dynamic] for members, recursive, dynamic in shape.strata],
+            asked, [list(strata) for strata in shape.below], [sorted(read) for read in shape.reads]]
+
+
+def _layout(data: list) -> Layout:
+    moving, strata, asked, below, reads = data
+    return Layout(frozenset(moving), tuple((tuple(members), recursive, dynamic) for members, recursive, dynamic in strata),
+                  {(pred, tuple(positions)): frozenset(tuple(v) if type(v) is list else v for v in values)
+                   for pred, positions, values in asked},
+                  tuple(map(tuple, below)), tuple(map(frozenset, reads)))
 
 
 def _module(line: bytes, name: str, text: bytes) -> S.Module:
