@@ -102,6 +102,10 @@ class _Body:
     filter (a lookup, a negation, a test) keeps its bindings without a loop in Python. A run of
     literals may be one operation, a segment (``split``, the hook of the segments pass:
     :mod:`~liuren_logic.datalog.passes.segments`).
+
+    The body's variables and their slots are known at once; each operation is prepared when
+    bindings first reach it (:meth:`operation`): a body whose bindings run out at its first
+    literals (most rules, on most charts) never prepares the rest.
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = (),
@@ -110,24 +114,40 @@ class _Body:
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.literals = body
-        self.ops = []
-        self.places: list[int] = []  # body position → its operation (a segment's literals share one)
+        self.split = split
+        self.parts: list[tuple[int, int, frozenset]] = []  # each operation's literals (start, end), the variables
+        self.places: list[int] = []  # bound before it; body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
         ends = split.runs(body)
         position = 0
         while position < len(body):
-            end = ends.get(position)
-            if end is None:
-                op, new = self._prepare(body[position], bound, position == delta)
-                end = position + 1
-            else:
-                op, new = split.operation(body[position:end], self)
-            self.ops.append(op)
-            self.places += [len(self.ops) - 1] * (end - position)
-            for name in new:
-                self.slots[name] = len(self.slots)
-            bound.update(new)
+            end = ends.get(position, position + 1)
+            self.parts.append((position, end, frozenset(bound)))
+            self.places += [len(self.parts) - 1] * (end - position)
+            for literal in body[position:end]:
+                for name in _binds(literal, bound):
+                    self.slots[name] = len(self.slots)
+                    bound.add(name)
             position = end
+        self._ops: list[Optional[O.Operation]] = [None] * len(self.parts)  # each prepared when first needed
+
+    @property
+    def ops(self) -> list[O.Operation]:
+        """Every operation, in order (each prepared now if it was not)."""
+        return [self.operation(index) for index in range(len(self.parts))]
+
+    def operation(self, index: int) -> O.Operation:
+        """The ``index``-th operation, prepared when first asked (threads that ask it together each
+        prepare one alike; one is kept)."""
+        op = self._ops[index]
+        if op is None:
+            start, end, bound = self.parts[index]
+            if end - start > 1:
+                op = self.split.operation(self.literals[start:end], self, bound)
+            else:
+                op = self._prepare(self.literals[start], bound, start == self.delta)
+            self._ops[index] = op
+        return op
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -141,8 +161,8 @@ class _Body:
                 slots.append(self.slots[arg.name])
         return tuple(consts), tuple(positions), tuple(slots)
 
-    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[O.Operation, list[str]]:
-        """A literal's operation, and the variables it binds, in the order it binds them."""
+    def _prepare(self, literal, bound: frozenset, delta: bool) -> O.Operation:
+        """A literal's operation, after the variables ``bound``."""
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
@@ -155,32 +175,30 @@ class _Body:
             if whole and outputs:
                 kind = O.Scan  # read from the relation itself, not from a copy in a table
             spec = (literal.pred, positions, consts, None if whole else tuple(outputs), checks)
-            return kind(literal, literal.pred, spec, rows or O.key_function(key_slots), delta), \
-                [literal.args[p].name for p in outputs]
+            return kind(literal, literal.pred, spec, rows or O.key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             rows = _rows_function(literal.atom.args, consts, key_slots)
             return (O.Absent if rows else O.Not)(literal, literal.atom.pred, (literal.atom.pred, positions, consts, (), checks),
-                                                 rows or O.key_function(key_slots)), []
+                                                 rows or O.key_function(key_slots))
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return O.Assign(literal, _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
-                    [target]
+                return O.Assign(literal, _per_case(_term_function(expr, slots), [n for n in names if n != target], slots))
             left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
 
             def test(binding):
                 x, y = left(binding), right(binding)
                 return x is not None and y is not None and compare(op, x, y)
-            return O.Test(literal, _per_case(test, names, slots)), []
+            return O.Test(literal, _per_case(test, names, slots))
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
         return O.Aggregate(literal, agg.helper, agg.literal.func == "count", O.key_function(tuple(slots[n] for n in agg.group)),
-                           bound_slot), [] if result in bound else [result]
+                           bound_slot)
 
     def run(self, store: Store, values: dict, delta: "Store | None" = None, given: tuple = ()) -> Collection[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
@@ -192,11 +210,28 @@ class _Body:
     def extend(self, bindings: Collection, store: Store, values: dict,
                delta: "Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
-        for op in self.ops:
-            bindings = op.apply(bindings, store, values, delta)
+        for index, op in enumerate(self._ops):
+            bindings = (op or self.operation(index)).apply(bindings, store, values, delta)
             if not bindings:
                 break
         return bindings
+
+
+def _binds(literal, bound: set[str]) -> list[str]:
+    """The variables a literal binds after those in ``bound``, in the order it binds them: an atom its
+    new variables left to right, an assignment its target, an aggregate its result."""
+    if type(literal) is S.Atom:  # as _unbound finds them: each variable not bound, at its first place
+        new = []
+        for arg in literal.args:
+            if type(arg) is S.Var and arg.name not in bound and arg.name not in new:
+                new.append(arg.name)
+        return new
+    if isinstance(literal, S.Negation):
+        return []
+    if isinstance(literal, S.Comparison):
+        target = S.assignment_target(literal, bound)
+        return [] if target is None else [target]
+    return [] if literal.result.name in bound else [literal.result.name]
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
