@@ -46,10 +46,6 @@ _terms: dict = {}  # the variables and constants of every school decoded, one ob
 _modules: dict[tuple, S.Module] = {}
 _stored: dict[tuple, list] = {}
 _pools: dict[Path, tuple] = {}  # a folder of shipped entries → its pool's lines and files (prepare)
-# The rules compiling the defeasible rules made (not a module's own), compiled, by the rule and its place:
-# schools a reading apart make most of them alike, each then compiled once in the process, and the
-# engine prepares it once (evaluate._shared_rule).
-_made: dict[tuple[S.Rule, int], tuple[S.Rule, CompiledRule]] = {}
 
 
 class Loaded(NamedTuple):
@@ -221,9 +217,7 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
         if len(stored) != end - start:
             raise ValueError("compiled rules out of place")
         compiled += [_compiled(d, program.rules[start + i], start + i) for i, d in enumerate(stored)]
-    for index in range(len(compiled), len(program.rules)):
-        program.rules[index], made = _made_compiled(program.rules[index], index)
-        compiled.append(made)
+    compiled += [plan(rule, index) for index, rule in enumerate(program.rules[len(compiled):], len(compiled))]
     program.members = {kind: None if members is None else frozenset(members) for kind, members in data["members"]}
     graph = program.dependencies = Digraph()
     graph.add_nodes_from(a for a, _ in data["dependencies"])
@@ -236,16 +230,6 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
         given = _given(prepared)
         static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
     return Loaded(prepared, static)
-
-
-def _made_compiled(rule: S.Rule, index: int) -> tuple[S.Rule, CompiledRule]:
-    """A rule the compilation of defeasible rules made, and its compiled form in its place: one rule
-    object and one compiled rule for equal rules in the same place (schools a reading apart make most
-    of them alike), compiled once in the process."""
-    key = (rule, index)
-    if key not in _made:
-        _made[key] = rule, plan(rule, index)
-    return _made[key]
 
 
 def _analysis_data(found: Optional[Analysis]) -> Optional[list]:
