@@ -6,8 +6,8 @@ package's code. It holds what loading computed: the modules as parsed, the check
 program's kinds' members and dependency graph, what compiling its defeasible rules worked out
 (:class:`~liuren_logic.datalog.defeasible.Analysis`: it is not worked out again), the rules as
 :func:`~liuren_logic.datalog.compiler.plan` compiled them, the shape of the bottom-up engine's plan
-of them (:class:`~liuren_logic.datalog.evaluate.Layout`), and the chart-independent relations the bottom-up engine evaluated
-(:meth:`~liuren_logic.datalog.evaluate.Materialisation.static_state`).
+of them (:class:`~liuren_logic.datalog.evaluate.Layout`), and the chart-independent relations the
+bottom-up engine evaluated (:meth:`~liuren_logic.datalog.evaluate.Materialisation.static_state`).
 A program that fails its check is never stored, so ``kb check`` reports its problems every
 time; a stored one passed the same check of the same bytes. Reading an entry builds only
 syntax nodes, strings, numbers and tuples.
