@@ -425,6 +425,8 @@ def section_lines(section: Section) -> list[str]:
     if section.grid:
         return ([] if section.labels else [f"{section.title}:"]) + _grid_lines(section)
     rows = [[c.plain for c in row if c] for row in section.rows]
+    if section.fold:
+        rows.append([section.fold.summary + section.fold.hint])
     if not section.title:  # the header: its first line flush left
         return _wrap(rows[0], section.sep, "") + [l for row in rows[1:] for l in _wrap(row, section.sep, "  ")]
     indent = " " * min(columns(section.title) + 2, 8)  # rows under the first, which follows the title
