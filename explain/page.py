@@ -34,12 +34,14 @@ CONCLUSIONS = ("lesson1", "lesson2", "lesson3", "lesson4", "method", "initial", 
 PAGE_WORDS = {
     "zh": {"hint": "點選任一結論（四課、三傳、課法），即見其推導。", "tree": "推導樹（文字）", "lesson": "講解", "title": "大六壬 {chart}",
            "why": "何以{what}？", "steps_of": "講解共{n}步，此為第{which}步：", "sep": "、", "whole": "全部講解",
-           "smaller": "縮小", "larger": "放大", "whole_picture": "全圖", "present": "放映", "end": "結束放映"},
+           "smaller": "縮小", "larger": "放大", "whole_picture": "全圖", "present": "放映", "end": "結束放映",
+           "step_by_step": "逐步放映", "step_of": "第{n}步，共{total}步", "previous": "上一步", "next": "下一步"},
     "en": {"hint": "Click any conclusion (a lesson, a transmission, the method) to see its derivation.",
            "tree": "Derivation as text", "lesson": "Lesson", "title": "Da Liu Ren {chart}", "why": "Why {what}?",
            "steps_of": "Steps {which} of the lesson's {n}:", "sep": ", ", "whole": "the whole lesson",
            "smaller": "smaller", "larger": "larger", "whole_picture": "whole", "present": "present",
-           "end": "end presenting"},
+           "end": "end presenting", "step_by_step": "present step by step", "step_of": "step {n} of {total}",
+           "previous": "previous", "next": "next"},
 }
 CSS = """
 .liuren-page{font-family:"Noto Sans CJK TC","Noto Sans TC","PingFang TC","Microsoft JhengHei",sans-serif;
@@ -93,6 +95,14 @@ CSS = """
   overflow:auto;background:#fff;font-size:24px;line-height:1.45}
 .liuren-page .lr-present .lr-figure figure{max-height:none;overflow-x:auto;border:none}
 .liuren-page .lr-present .lr-zoom{position:sticky;top:0;background:#fff;z-index:1}
+.liuren-page .lr-stepper{font-size:28px;padding:.8em 1.6em}
+.liuren-page .lr-stepper .lr-steps{list-style:none;padding:0}
+.liuren-page .lr-stepper .lr-steps b{display:block;font-size:36px;margin:.2em 0}
+.liuren-page .lr-stepper .lr-which,.liuren-page .lr-stepper .lr-cite{font-size:22px}
+.liuren-page .lr-stepper button{font-size:22px;margin-right:.4em}
+@media (max-width:600px){.liuren-page .lr-stepper{font-size:22px;padding:.4em .7em}
+  .liuren-page .lr-stepper .lr-steps b{font-size:28px}
+  .liuren-page .lr-stepper .lr-which,.liuren-page .lr-stepper .lr-cite,.liuren-page .lr-stepper button{font-size:19px}}
 """
 ZOOM_SCRIPT = """
 (function(){
@@ -113,6 +123,33 @@ ZOOM_SCRIPT = """
   document.addEventListener('keydown', function(e){
     var on = e.key === 'Escape' && document.querySelector('.lr-present button[data-present]');
     if(on) on.click();
+  });
+  document.addEventListener('click', function(e){  // 「逐步放映」: the lesson on the whole screen, a step at a time
+    var b = e.target.closest('button[data-steps]');
+    if(!b) return;
+    var steps = Array.from(b.parentElement.querySelectorAll(':scope > ol.lr-steps > li')), at = 0;
+    var stage = document.createElement('div'), bar = document.createElement('p'), list = document.createElement('ol');
+    var which = document.createElement('p');
+    stage.className = 'lr-present lr-stepper'; which.className = 'lr-which'; list.className = 'lr-steps';
+    ['previous', 'next', 'end'].forEach(function(name){
+      var go = document.createElement('button'); go.type = 'button'; go.setAttribute('data-go', name);
+      go.textContent = b.getAttribute('data-' + name); bar.appendChild(go);
+    });
+    function show(){
+      list.replaceChildren(steps[at].cloneNode(true));
+      which.textContent = b.getAttribute('data-step-of').replace('{n}', at + 1).replace('{total}', steps.length);
+    }
+    stage.append(bar, which, list); b.closest('.liuren-page').appendChild(stage); show();
+    function go(name){
+      if(name === 'end'){ stage.remove(); document.removeEventListener('keydown', key); return; }
+      at = Math.max(0, Math.min(steps.length - 1, at + (name === 'next' ? 1 : -1))); show();
+    }
+    function key(k){
+      var name = {ArrowRight: 'next', ArrowLeft: 'previous', Escape: 'end'}[k.key];
+      if(name) go(name);
+    }
+    bar.addEventListener('click', function(c){ var n = c.target.closest('button[data-go]'); if(n) go(n.getAttribute('data-go')); });
+    document.addEventListener('keydown', key);
   });
   document.addEventListener('click', function(e){
     var b = e.target.closest('button[data-zoom]');
@@ -254,6 +291,16 @@ def board_html(chart: "Chart", lang: str = "zh", every: bool = False, **options)
 
 
 # the derivations ----------------------------------------------------------------------
+def stepped_html(chart: "Chart", steps: list[tuple[int, Step]], lang: str) -> str:
+    """The whole lesson with a 「逐步放映」 button that puts it on the screen a step at a time, each
+    step under the chart's name."""
+    p = PAGE_WORDS[lang]
+    step_of = f"{chart.day}日 {chart.jiang}將 {chart.hour}時 · {p['step_of']}"
+    button = (f'<button type="button" data-steps data-previous="{esc(p["previous"])}" data-next="{esc(p["next"])}" '
+              f'data-end="{esc(p["end"])}" data-step-of="{esc(step_of)}">{esc(p["step_by_step"])}</button>')
+    return f'<div class="lr-stepped">{button}{steps_html(steps, lang)}</div>'
+
+
 def steps_html(steps: list[tuple[int, Step]], lang: str) -> str:
     items = "".join(f'<li value="{i}"><b>{esc(s.title)}</b> {esc(s.text)}<br>'
                     + "".join(f"· {esc(item['text'])}<br>" for item in s.items)
@@ -290,7 +337,7 @@ def derivation_html(chart: "Chart", key: str, steps: list[Step], lang: str = "zh
     which = p["sep"].join(str(i) for i, _ in numbered)
     caption = (f'<p class="lr-which">{esc(p["steps_of"].format(which=which, n=len(steps)))}</p>' if numbered else "")
     lesson = (f'<details class="lr-whole"><summary>{esc(p["whole"])}</summary>'
-              f"{steps_html(list(enumerate(steps, 1)), lang)}</details>" if whole else "")
+              f"{stepped_html(chart, list(enumerate(steps, 1)), lang)}</details>" if whole else "")
     return (f"<h3>{esc(conclusion_title(chart, key, graph, lang))}</h3>"
             f'<div class="lr-deriv"><div class="lr-told">{caption}{steps_html(numbered, lang)}{lesson}</div>'
             f"{picture_html(graph, lang, engine)}</div>"
@@ -322,7 +369,7 @@ def page(chart: "Chart", lang: str = "zh", engine: Optional[str] = None, questio
     """A whole HTML document (no network): the fragment, then the whole lesson."""
     steps = lesson_steps(chart, lang)
     p = PAGE_WORDS[lang]
-    lesson = steps_html(list(enumerate(steps, 1)), lang)
+    lesson = stepped_html(chart, list(enumerate(steps, 1)), lang)
     return ("<!DOCTYPE html>\n"
             f'<html lang="{"zh-Hant" if lang == "zh" else "en"}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'

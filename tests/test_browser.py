@@ -247,6 +247,46 @@ def test_present_puts_the_derivation_on_the_screen_with_no_text_under_18px(app, 
         browser.set_window_size(*WIDTHS["desktop"])
 
 
+@pytest.mark.parametrize("where", ["app", "page"])
+def test_present_step_by_step_shows_each_step_of_the_lesson_alone_with_no_text_under_18px(app, browser, tmp_path, where):
+    """「逐步放映」 (the app's whole lesson, the page's lesson): one step on the whole screen, → and ←
+    move, Esc ends; every step reached in turn."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from liuren_logic.faces.cli import main
+
+    browser.set_window_size(1366, 768)
+    try:
+        if where == "app":
+            browser.get(app + SEED + "&show=why:initial")
+            wait_for(browser, '.lr-panel[data-showing="initial"] svg')
+            browser.find_element(By.CSS_SELECTOR, ".lr-panel details.lr-whole summary").click()
+        else:
+            page = tmp_path / "chart.html"
+            assert main(["page", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--output", str(page)]) == 0
+            browser.get(page.as_uri())
+        button = [b for b in browser.find_elements(By.CSS_SELECTOR, "button[data-steps]") if b.is_displayed()][0]
+        total = len(button.find_elements(By.XPATH, "following-sibling::ol/li"))
+        button.click()
+        stage = wait_for(browser, ".lr-stepper")
+        titles = []
+        for n in range(1, total + 1):
+            assert stage.find_element(By.CSS_SELECTOR, ".lr-which").text == f"辛巳日 寅將 午時 · 第{n}步，共{total}步"
+            assert len(stage.find_elements(By.CSS_SELECTOR, "ol.lr-steps > li")) == 1
+            titles.append(stage.find_element(By.CSS_SELECTOR, "ol.lr-steps > li b").text)
+            count, smallest = browser.execute_script(PRESENTED_TEXT)
+            assert smallest >= 18, (n, smallest)
+            browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+        assert total > 8 and len(set(titles)) == total  # each step once, in turn
+        if where == "app":
+            screenshot(browser, "present_step", tmp_path)
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        assert not browser.find_elements(By.CSS_SELECTOR, ".lr-stepper")
+    finally:
+        browser.set_window_size(*WIDTHS["desktop"])
+
+
 def test_the_handout_prints_every_step_of_the_lesson_and_a_graph_of_9pt(app, browser, tmp_path):
     import base64
     import subprocess
