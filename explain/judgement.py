@@ -159,19 +159,25 @@ def judgement_data(chart: "Chart", question: Optional[str] = None, read: Optiona
             "verdicts": read["verdicts"], "timing": read["timing"], "conflicts": read["conflicts"]}
 
 
+RESCUE = "rescue"  # the KB's relation of the 救神 (kb/judgement/answer.dl): a reason resting on it is a rescue
+
+
 def _weighing(chart: "Chart", reader: _Reader) -> list[dict]:
     """The reasons of the weighing (kb/judgement/answer.dl): each rule for or against ``success`` (or
     rescue, a defeater) that applies to the chart, with its sentence, rule and line, which way it
-    points (成, 不成, 救), the rule that outranked it (its ``@prefer``'s superior) and the rules it
-    outranked; the reasons of the side that prevailed first, those that outranked most first."""
+    points (成, 不成, 救: a defeater, or a reason resting on the KB's ``rescue`` relation, the 救神),
+    the rule that outranked it (its ``@prefer``'s superior) and the rules it outranked; the reasons
+    of the side that prevailed first (a rescue on the side it argues for), those that outranked most first."""
     from liuren_logic.datalog.defeasible import applicable, outranked
-    from liuren_logic.datalog.syntax import DEFEATER
+    from liuren_logic.datalog.syntax import DEFEATER, Atom
 
-    defeat, reasons = chart.session.program.defeat, []
+    defeat, reasons, side = chart.session.program.defeat, [], {}
     for literal in ("success", "~success"):
         for rule in defeat.rules.get(literal, []) if defeat else ():
             if chart.rows(applicable(rule.id)):
-                points = "救" if rule.kind == DEFEATER else "成" if literal == "success" else "不成"
+                side[rule.id] = "成" if literal == "success" else "不成"
+                rescues = any(isinstance(atom, Atom) and atom.pred == RESCUE for atom in rule.body)
+                points = "救" if rule.kind == DEFEATER or rescues else side[rule.id]
                 by = None
                 if chart.rows(outranked(rule.id)):
                     by = reader.explainer.chosen(outranked(rule.id), (chart.id,)).rule.rule.id.partition(">")[0]
@@ -183,7 +189,7 @@ def _weighing(chart: "Chart", reader: _Reader) -> list[dict]:
         if reason["outranked_by"]:
             next(r for r in reasons if r["name"] == reason["outranked_by"])["outranked"].append(reason["name"])
     held = "成" if chart.rows("success") else "不成" if chart.rows("~success") else None
-    reasons.sort(key=lambda r: (r["points"] != held, r["outranked_by"] is not None, -len(r["outranked"])))
+    reasons.sort(key=lambda r: (side[r["name"]] != held, r["outranked_by"] is not None, -len(r["outranked"])))
     return reasons
 
 
