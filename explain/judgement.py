@@ -225,11 +225,11 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
 
 REASONS = 8  # reasons of the answer the board lists; --json has them all
 SIGNS = {"成": "＋", "不成": "－", "救": "救"}
-ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "月": "月", "年": "年"},
+ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "旬": "日（旬內）", "月": "月", "年": "年"},
                        "yong": "用神 {branch}（{role}）", "asked": "所問 {q}{default}", "default": "（默認）", "outranked": "——為{n}所勝",
                        "grave": "重凶：{words}（權衡已斷不成，無救神）", "sep": "、",
                        "more": "另有所見{n}條（--json 全列）"},
-                "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "月": "month", "年": "year"},
+                "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "旬": "day within the decade", "月": "month", "年": "year"},
                        "yong": "用神 {branch} ({role})", "asked": "asked: {q}{default}",
                        "default": " (the matter's default)", "outranked": " — outranked by {n}",
                        "grave": "grave: {words} (the weighing says no, no rescue met)", "sep": ", ",

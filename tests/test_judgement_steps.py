@@ -127,3 +127,21 @@ def test_a_rescue_is_shown_as_a_rescue_on_the_board_and_in_why(capsys):
     assert "救神：用神臨之，戀生解克而無害：主成（勝）" in why and "救神凶居剋地（午）" in why
     main(["why-not", "斷", "凶", *args])
     assert "救 救神午（凶居剋地）" in capsys.readouterr().out
+
+
+def test_a_yongshen_on_the_days_branch_is_timed_within_the_decade(session):
+    """大全卷三 「傳辰旬內應期詳」 (its gloss: 「假令戊子日，用起神後，是今日辰也，吉凶應一旬之內也」): on the 720
+    charts (no year or month given) the scale is 旬 exactly where the 用神 is the day branch, else 日; a
+    旬 names the branch's one day within the next ten, if there is one."""
+    from liuren_logic.domain.calendar import next_dates
+
+    decades = 0
+    for chart in cast_all(session, "家宅"):
+        (yong,) = {b for b, _ in chart.rows("question_yong")}
+        want = "旬" if yong == chart.day[1] else "日"
+        assert chart.rows("answer_scale") == [(want,)], chart.id
+        decades += want == "旬"
+    assert 0 < decades < 720
+    moment = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="家宅").moment  # 辛巳日
+    assert next_dates(moment, "未", "旬") == ["1998-12-02"] and next_dates(moment, "辰", "旬") == []
+    assert next_dates(moment, "辰", "日")[0] == "1998-12-11"
