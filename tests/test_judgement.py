@@ -735,8 +735,10 @@ def test_one_timing_with_its_scale(session):
 def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     """benchmarks/judgement_eval.py on the 55 labelled cases (docs/judgement.md has its figures): on the
     cases the answer gives a direction, it agrees with the book at least as often as a constant 吉 would
-    on those cases, and it answers at least 40 of the 55 (the rescues scoped to the harm they act on,
-    and the ordering lines as @prefer, raised it from 22)."""
+    on those cases, and it answers at least 38 of the 55 (the rescues scoped to the harm they act on,
+    and the ordering lines as @prefer, raised it from 22 to 40; the 行年 lines of the 肘後經, read
+    from the book and not from these cases, put reasons on both sides of cases 32 and 72: 38). The
+    floor records the figure; a rule is never kept or dropped to hold it."""
     import sys
     from pathlib import Path
 
@@ -746,4 +748,4 @@ def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     rows = evaluate(session)["rows"]
     answered = [r for r in rows if r["want"] and r["got"]]
     assert sum(r["got"] == r["want"] for r in answered) >= sum(r["want"] == "吉" for r in answered)
-    assert sum(bool(r["got"]) for r in rows) >= 40
+    assert sum(bool(r["got"]) for r in rows) >= 38
