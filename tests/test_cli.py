@@ -161,6 +161,18 @@ def test_kb_show_compiled(capsys):
     assert code == 0 and "Fire_" in out and "clashes(A, B) :- Fire_" in out
 
 
+def test_kb_show_lays_each_rule_out_within_the_width_breaking_only_between_literals(capsys, session, monkeypatch):
+    from liuren_logic.explain.text_width import columns
+
+    monkeypatch.setenv("COLUMNS", "100")
+    code, out, _ = run(capsys, "kb", "show")
+    clauses = [block.split("\n", 1)[1] for block in out.strip().split("% ")[1:]]
+    assert code == 0 and max(map(columns, out.splitlines())) <= 100
+    assert [" ".join(line.strip() for line in clause.splitlines()) for clause in clauses] == [
+        str(compiled.rule) for compiled in session.kb.rules]
+    assert any(clause.count("\n    ") >= 1 for clause in clauses)  # some rule needed a second line
+
+
 @pytest.mark.parametrize("argv, words", [
     (["audit", "--vs", "nosuch"], "no school 'nosuch'"),
     (["audit", "--vs", "punishment=seed000", "--from", "2024-01-01"], "give both --from and --to"),

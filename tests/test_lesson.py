@@ -266,3 +266,14 @@ def test_a_method_that_gives_way_is_told_in_the_kbs_words(session):
     assert "method.outranked" in step.rules
     first = steps_of(session.cast_offset("甲子", 0))["method"]  # 伏吟, the first tried
     assert first.text.startswith("伏吟居諸法之首。") and "method_order(伏吟, 1)" in first.atoms
+
+
+def test_the_readme_shows_the_seed_charts_lesson_as_teach_prints_it(capsys, monkeypatch):
+    from pathlib import Path
+
+    from liuren_logic.faces.cli import main
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    excerpt = readme.split("```text\n3. Overcoming", 1)[1].split("```", 1)[0]
+    monkeypatch.delenv("COLUMNS", raising=False)  # piped: wrapped to 100 columns
+    assert main(["teach", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--lang", "en"]) == 0
+    assert "3. Overcoming" + excerpt in capsys.readouterr().out

@@ -786,11 +786,11 @@ def cmd_kb_show(args) -> int:
             continue
         lines.append(f"% {rule.id}  [{rule.pos.path}:{rule.pos.line}]")
         if args.compiled:
-            body = ", ".join(map(str, compiled.body))
-            lines.append(f"{compiled.fire}({', '.join(compiled.variables)}) :- {body}.")
-            lines.append(f"{rule.head} :- {compiled.fire}({', '.join(compiled.variables)}).")
+            fire = f"{compiled.fire}({', '.join(compiled.variables)})"
+            lines += _clause(fire, compiled.body)
+            lines += _clause(str(rule.head), [fire])
         else:
-            lines.append(str(rule))
+            lines += _clause(str(rule.head), rule.body)
     if args.pred:
         lines += [f"{fact}  % {fact.pos.path}:{fact.pos.line}" for fact in session.kb.program.facts
                   if fact.head.pred == args.pred]
@@ -798,6 +798,25 @@ def cmd_kb_show(args) -> int:
             raise InputError(f"unknown predicate {args.pred!r}")
     _emit("\n".join(lines), args)
     return 0
+
+
+def _clause(head: str, body) -> list[str]:
+    """A clause as KB text that fits the terminal: the body's literals run on under the head, four
+    spaces in, each line broken only between two literals."""
+    from ..explain.text_width import columns, terminal_width
+
+    if not body:
+        return [f"{head}."]
+    lines, width = [f"{head} :-"], terminal_width()
+    for n, literal in enumerate(map(str, body)):
+        literal += "." if n == len(body) - 1 else ","
+        if n and columns(lines[-1]) + 1 + columns(literal) <= width:
+            lines[-1] += " " + literal
+        elif n == 0 and columns(lines[0]) + 1 + columns(literal) <= width:
+            lines[0] += " " + literal
+        else:
+            lines.append("    " + literal)
+    return lines
 
 
 def _tolerant(stream) -> None:
