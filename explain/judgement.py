@@ -244,10 +244,15 @@ def answer_line(answer: dict, lang: str, glosses: Optional[dict] = None) -> list
         return [answer["text"][lang]]
     dates = w["dates"].format(dates=w["sep"].join(timing["dates"])) if timing["dates"] else ""
     method = timing["method"]
-    if lang == "en" and glosses and method in glosses:
-        method = f"{method}: {short(glosses[method])}"
+    if lang == "en":
+        method = _glossed(method, glosses)
     return [answer["text"][lang] + ("。" if lang == "zh" else "."), w["timing"].format(
         branch=timing["branch"], scale=w["scale"].get(timing["scale"], ""), method=method, dates=dates)]
+
+
+def _glossed(term: str, glosses: Optional[dict]) -> str:
+    """A term with its short English gloss (``glosses``: English output's glossary), else as it is."""
+    return f"{term}: {short(glosses[term])}" if glosses and term in glosses else term
 
 
 def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
@@ -271,7 +276,7 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Sect
     for y in answer["yongshen"]:
         roles.setdefault(y["branch"], []).append(y["role"])
     said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) + [asked] \
-        + [aw["yong"].format(branch=b, role=aw["sep"].join(r)) for b, r in roles.items()]
+        + [aw["yong"].format(branch=b, role=aw["sep"].join(_glossed(x, glosses) for x in r)) for b, r in roles.items()]
     rows.append([Cell(" · ".join(said))])
     shown = answer["reasons"][:REASONS]
     number = {r["name"]: i for i, r in enumerate(shown, 1)}
