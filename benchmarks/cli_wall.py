@@ -5,7 +5,10 @@ Every round runs the kinliuren script and each command once, in turn, so that bo
 share the machine's load (the host is shared: the figures are ratios of medians over the
 same rounds, with the load average before and after). A warm command finds its cache filled
 (one untimed run first); ``cast, first`` is ``liuren cast`` with an empty cache directory of
-its own (``$LIUREN_CACHE``), as a new user's first command after install. Each figure is the
+its own (``$LIUREN_CACHE``), as a new user's first command after install; ``cast --at, new moment``
+casts another moment every round (:func:`moment`), none cast before in its cache directory (one
+of its own for the run, filled by the untimed round), so that nothing kept for one chart, such as
+its disputes, answers for it. Each figure is the
 minimum and the median wall time over ``--runs`` rounds, interpreter start included, and the
 median CPU time (user + system) of the process. The package's modules are byte-compiled
 first, as ``pip install`` does (an editable install under ``PYTHONDONTWRITEBYTECODE`` would
@@ -29,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 CHART = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
@@ -37,10 +40,12 @@ KINLIUREN = ("from kinliuren.kinliuren import Liuren\n"
              "r = Liuren('小雪', '十', '辛巳', '甲午').result(0)\n"
              "print(r['三傳'])\n")
 FIRST = "cast, first"  # the row run with an empty cache directory each round
+NEW = "cast --at, new moment"  # the row that casts a moment not cast before each round (moment)
 # (row, arguments of liuren, target in seconds)
 ROWS = [
     ("cast", ["cast", *CHART], 0.3),
     (FIRST, ["cast", *CHART], 2.5),
+    (NEW, ["cast", "--at"], 0.3),
     ("cast --json", ["cast", *CHART, "--json"], 0.3),
     ("why initial", ["why", "initial", *CHART], 0.3),
     ("why-not initial 丑", ["why-not", "initial", "丑", *CHART], 0.3),
@@ -51,8 +56,16 @@ ROWS = [
 # The targets of issue 39 as ratios: (what, numerator row, denominator row, at most)
 RATIOS = [
     ("`liuren cast` / kinliuren script", "cast", "kinliuren", 3.0),
+    ("`liuren cast --at` a new moment / kinliuren script", NEW, "kinliuren", 3.0),
     ("first `liuren cast` (empty cache) / warm `liuren cast`", FIRST, "cast", 4.0),
 ]
+
+
+def moment(round_: int) -> str:
+    """The moment the ``NEW`` row casts in this round: a different day and hour every round (37 days
+    and 5 hours apart, from 1990-01-01 12:00), so a different chart."""
+    when = datetime(1990, 1, 1, 12) + timedelta(days=37 * round_, hours=5 * round_)
+    return when.strftime("%Y-%m-%d %H:%M")
 
 
 def liuren_command() -> list[str]:
@@ -112,13 +125,20 @@ def measure(runs: int, rows=ROWS) -> dict:
     kinliuren = [sys.executable, "-c", KINLIUREN]
     times: dict[str, list] = {"kinliuren": [], **{name: [] for name, _, _ in rows}}
     load_before = os.getloadavg()
-    for round_ in range(runs + 1):
-        got = {"kinliuren": timed(kinliuren)}
-        for name, args, _ in rows:
-            got[name] = (first_run if name == FIRST else timed)(liuren + args)
-        if round_:  # the first round warms the caches
-            for name, pair in got.items():
-                times[name].append(pair)
+    with tempfile.TemporaryDirectory(prefix="liuren-new-") as fresh:
+        new = {**os.environ, "LIUREN_CACHE": fresh}  # no moment of the NEW row was cast in it before
+        for round_ in range(runs + 1):
+            got = {"kinliuren": timed(kinliuren)}
+            for name, args, _ in rows:
+                if name == FIRST:
+                    got[name] = first_run(liuren + args)
+                elif name == NEW:
+                    got[name] = timed(liuren + args + [moment(round_)], new)
+                else:
+                    got[name] = timed(liuren + args)
+            if round_:  # the first round warms the caches
+                for name, pair in got.items():
+                    times[name].append(pair)
     figures = {name: {"min_s": min(w for w, _ in pairs), "median_s": statistics.median(w for w, _ in pairs),
                       "cpu_s": statistics.median(c for _, c in pairs)} for name, pairs in times.items()}
     kin = figures["kinliuren"]

@@ -21,7 +21,7 @@ from liuren_logic.domain.disputes import school_name
 from .cells import Cell, Section
 from .dispute_view import dispute_data, dispute_marks, summed_up
 from .judgement import judgement_section
-from .practice import life_parts, mark_items, practice_data, strength_line
+from .practice import life_parts, mark_items, practice_data, strength_parts
 from .text_width import columns
 
 if TYPE_CHECKING:
@@ -153,7 +153,7 @@ def header_section(chart: "Chart", lang: str, options: dict) -> Section:
                 reasons = {k: v for k, v in reasons.items() if k not in ("daytime", "sunrise", "sunset")}
             rows += [[Cell(reason)] for reason in reasons.values()]
     rows += [[Cell(part) for part in life_parts(chart, lang)]] if chart.life else []
-    rows += [[Cell(line)] for line in (strength_line(chart, lang),) if line]
+    rows += [[Cell(part) for part in strength_parts(chart, lang)]] if chart.element_strength else []
     spirits = {s for _, _, s in chart.spirits}
     days = [Cell(text, ("spirit" if mark in spirits else "day_mark", mark)) for mark, text in mark_items(chart, lang)]
     return Section("header", "", rows + ([days] if days else []), sep=" · ")
@@ -425,6 +425,8 @@ def section_lines(section: Section) -> list[str]:
     if section.grid:
         return ([] if section.labels else [f"{section.title}:"]) + _grid_lines(section)
     rows = [[c.plain for c in row if c] for row in section.rows]
+    if section.fold:
+        rows.append([section.fold.summary + section.fold.hint])
     if not section.title:  # the header: its first line flush left
         return _wrap(rows[0], section.sep, "") + [l for row in rows[1:] for l in _wrap(row, section.sep, "  ")]
     indent = " " * min(columns(section.title) + 2, 8)  # rows under the first, which follows the title

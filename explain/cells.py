@@ -22,6 +22,16 @@ class Cell:
         return self.note + self.text
 
 
+@dataclass(frozen=True)
+class Fold:
+    """Rows a section holds folded: on a page a click opens them in place under ``summary``; the
+    terminal shows only ``summary`` and ``hint`` (where to see them all)."""
+
+    summary: str
+    hint: str
+    rows: list[list[Cell]]
+
+
 @dataclass
 class Section:
     """One part of the board: a title and rows of cells. A ``grid`` aligns its cells in columns
@@ -38,3 +48,4 @@ class Section:
     labels: tuple[str, ...] = ()
     align: str = "<"
     inline: bool = False
+    fold: Optional[Fold] = None

@@ -22,7 +22,7 @@ from liuren_logic.datalog.provenance import bindings
 from liuren_logic.domain.books import cite
 from liuren_logic.domain.errors import InputError
 
-from .cells import Cell, Section
+from .cells import Cell, Fold, Section
 from .glossary import gloss_first, glossary, known_terms, short
 
 if TYPE_CHECKING:
@@ -228,12 +228,12 @@ SIGNS = {"成": "＋", "不成": "－", "救": "救"}
 ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "旬": "日（旬內）", "月": "月", "年": "年"},
                        "yong": "用神 {branch}（{role}）", "asked": "所問 {q}{default}", "default": "（默認）", "outranked": "——為{n}所勝",
                        "grave": "重凶：{words}（權衡已斷不成，無救神）", "sep": "、",
-                       "more": "另有所見{n}條（--json 全列）"},
+                       "more": "另有所見{n}條", "hint": "（--json 全列）"},
                 "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "旬": "day within the decade", "月": "month", "年": "year"},
                        "yong": "用神 {branch} ({role})", "asked": "asked: {q}{default}",
                        "default": " (the matter's default)", "outranked": " — outranked by {n}",
                        "grave": "grave: {words} (the weighing says no, no rescue met)", "sep": ", ",
-                       "more": "{n} more findings (--json lists them all)"}}
+                       "more": "{n} more findings", "hint": " (--json lists them all)"}}
 
 
 def answer_line(answer: dict, lang: str, glosses: Optional[dict] = None) -> list[str]:
@@ -278,19 +278,23 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Sect
     said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) + [asked] \
         + [aw["yong"].format(branch=b, role=aw["sep"].join(_glossed(x, glosses) for x in r)) for b, r in roles.items()]
     rows.append([Cell(" · ".join(said))])
-    shown = answer["reasons"][:REASONS]
-    number = {r["name"]: i for i, r in enumerate(shown, 1)}
-    for reason in shown:
+    number = {r["name"]: i for i, r in enumerate(answer["reasons"], 1)}
+
+    def reason_row(reason: dict) -> list[Cell]:
         by = reason["outranked_by"]
         outranked = aw["outranked"].format(n=number[by]) if by in number else ""
-        rows.append([Cell(f"{number[reason['name']]} {SIGNS[reason['points']]}"),
-                     Cell(reason["text"][lang] + outranked), Cell(f"〔{with_id(cite(reason['source'], lang), reason['name'])}〕")])
+        return [Cell(f"{number[reason['name']]} {SIGNS[reason['points']]}"),
+                Cell(reason["text"][lang] + outranked), Cell(f"〔{with_id(cite(reason['source'], lang), reason['name'])}〕")]
+
+    rows += [reason_row(reason) for reason in answer["reasons"][:REASONS]]
     if answer["grave"]:
         rows.append([Cell(aw["grave"].format(words=aw["sep"].join(answer["grave"])))])
     rows += [[Cell(w["conflict"].format(a=a, b=b))] for a, b in data["conflicts"]]
-    if data["findings"]:
-        rows.append([Cell(aw["more"].format(n=len(data["findings"])))])
-    return Section("judgement", w["title"], rows, sep="  ")
+    folded = [reason_row(reason) for reason in answer["reasons"][REASONS:]]
+    folded += [[Cell(f["kind"]), Cell(f["text"][lang]), Cell(f"〔{with_id(cite(f['source'], lang), f['rule'])}〕")]
+               for f in data["findings"]]
+    fold = Fold(aw["more"].format(n=len(folded)), aw["hint"], folded) if folded else None
+    return Section("judgement", w["title"], rows, sep="  ", fold=fold)
 
 
 WEIGHED = {"zh": {"answer": "此課之斷：{answer}（非{asked}）。所據：", "reason": "{sign} {said}{by}〔{source}〕",

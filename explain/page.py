@@ -86,6 +86,8 @@ CSS = """
 .liuren-page .lr-which{color:#555;font-size:.9em;margin:.2em 0}
 .liuren-page .lr-steps li{margin:.3em 0}
 .liuren-page .lr-cite{color:#8a6d00;font-size:.85em}
+.liuren-page summary{cursor:pointer;color:#1a56b0}
+.liuren-page summary:hover{text-decoration:underline}
 .liuren-page pre{font-size:.8em;overflow:auto;background:#fafafa;padding:.6em}
 .liuren-page .lr-present{position:fixed;inset:0;z-index:100;display:block;margin:0;padding:.6em 1.2em;
   overflow:auto;background:#fff;font-size:24px;line-height:1.45}
@@ -234,9 +236,15 @@ def section_html(section: Section, every: bool = False) -> str:
     if section.grid:
         body = _grid_html(section, every)
     else:
-        sep = esc(section.sep)
-        body = "".join("<p>" + sep.join(_cell_html(c, every) for c in row if c) + "</p>" for row in section.rows)
+        body = _rows_html(section.rows, section.sep, every)
+    if section.fold:  # opens in place
+        body += (f'<details class="lr-more"><summary>{esc(section.fold.summary)}</summary>'
+                 f"{_rows_html(section.fold.rows, section.sep, every)}</details>")
     return f'<section class="lr-sec lr-{section.key}">{title}{body}</section>'
+
+
+def _rows_html(rows: list, sep: str, every: bool) -> str:
+    return "".join("<p>" + esc(sep).join(_cell_html(c, every) for c in row if c) + "</p>" for row in rows)
 
 
 def board_html(chart: "Chart", lang: str = "zh", every: bool = False, **options) -> str:

@@ -40,11 +40,15 @@ def life_parts(chart: "Chart", lang: str) -> list[str]:
     return parts
 
 
-def strength_line(chart: "Chart", lang: str) -> str | None:
-    """旺相: 水旺 木相 金休 土囚 火死 (by the month); None when the month is not known."""
+def strength_parts(chart: "Chart", lang: str) -> list[str]:
+    """旺相: 水旺 木相 金休 土囚 火死 (by the month), one part; in English a part each, the strength on
+    its own where its gloss can follow it (strength: 水 旺, 木 相 …); [] when the month is not known."""
     if not chart.element_strength:
-        return None
-    return f"{WORDS[lang]['strength']}: " + " ".join(f"{e}{s}" for e, s in chart.element_strength.items())
+        return []
+    label = f"{WORDS[lang]['strength']}: "
+    if lang == "zh":
+        return [label + " ".join(f"{e}{s}" for e, s in chart.element_strength.items())]
+    return [(label if i == 0 else "") + f"{e} {s}" for i, (e, s) in enumerate(chart.element_strength.items())]
 
 
 def mark_items(chart: "Chart", lang: str) -> list[tuple[str, str]]:

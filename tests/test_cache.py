@@ -356,6 +356,50 @@ def test_a_relation_only_facts_give_is_stored_once_in_a_school_entry(store, tmp_
     assert set(again["e"]) == {("子", "丑"), ("丑", "寅")}
 
 
+def test_a_cycle_through_defeat_read_from_its_entry_compiles_as_afresh_without_the_analysis(store, tmp_path,
+                                                                                             monkeypatch):
+    """A school entry keeps what compiling the defeasible rules worked out (the relations read through
+    a defeasible one, the cycles through defeat): read back, the program compiles to the same rules,
+    estimates and conclusions without working them out again."""
+    from liuren_logic.datalog import defeasible
+    from liuren_logic.datalog.evaluate import Materialisation
+    from liuren_logic.domain.school import load_files
+
+    path = tmp_path / "cycle.dl"
+    path.write_text("@pred answer(c: any, v: any). @pred good(c: any). @pred p(). @pred r().\n"
+                    "good(1). r().\n@default t.cheng.\nanswer(C, 成) :- good(C).\n@default t.xiong.\n"
+                    "answer(C, 凶) :- good(C).\n@defeater t.block.\n~answer(C, 凶) :- answer(C, 成).\n"
+                    "@default t.p.\np() :- r().\n@defeater t.self.\n~p() :- p().\n", "utf-8")
+    afresh = load_files([path])
+    assert afresh.program.defeat.cycles and afresh.program.defeat.estimates
+    snapshot._memory.clear(), snapshot._modules.clear(), snapshot._stored.clear()
+    for worked_out in ("_problems", "_tainted", "_cycles"):
+        monkeypatch.setattr(defeasible, worked_out, lambda *args: pytest.fail("worked out again"))
+    again = load_files([path])
+    assert [c.rule for c in again.prepared.rules] == [c.rule for c in afresh.prepared.rules]
+    assert again.program.preds == afresh.program.preds
+    mine, theirs = again.program.defeat, afresh.program.defeat
+    assert (mine.tainted, mine.cycles, mine.estimates, mine.readings) == \
+        (theirs.tainted, theirs.cycles, theirs.estimates, theirs.readings)
+    engine = Materialisation(again, static=again.static)
+    assert engine.query("answer", [None, None]) == [(1, "成")] and engine.query("est·beaten·p", []) == [()]
+
+
+def test_a_school_entry_keeps_the_shape_of_the_plan_as_worked_out_afresh(store, monkeypatch):
+    """Read back from its entry, the default school's plan has the shape worked out from its program,
+    and is not worked out again: the same strata in the same order, constants asked, needs and reads."""
+    from liuren_logic.datalog import evaluate
+    from liuren_logic.domain.school import load_school
+
+    load_school("default")
+    snapshot._memory.clear()
+    kept = load_school("default")
+    assert kept.prepared.layout == evaluate.layout(kept.prepared)
+    monkeypatch.setattr(evaluate, "layout", lambda kb: pytest.fail("worked out again"))
+    plan = evaluate.Materialisation(kept, static=kept.static).plan
+    assert plan.dynamic and plan.needs and plan.asked == kept.prepared.layout.asked
+
+
 def test_the_same_files_share_one_plan_and_no_other_program_gets_it(store, tmp_path):
     """What the bottom-up engine prepares depends only on the loaded program: two loads of the same
     files share it (threads asking at once included); a user's extra file, or a changed file, has its own."""

@@ -544,6 +544,29 @@ def test_the_page_and_the_app_end_the_board_with_the_same_judgement(session, cap
     assert ("斷", "凶") in asked and all(session.why(chart, *a).number_of_nodes() > 1 for a in sorted(asked))
 
 
+def test_the_findings_past_the_reasons_open_in_place_on_the_web_and_are_counted_in_the_terminal(session):
+    import html
+    import re
+
+    from liuren_logic.explain.app import board
+    from liuren_logic.explain.board import render_chart
+    from liuren_logic.explain.judgement import REASONS, judgement_data
+    from liuren_logic.explain.page import board_html
+
+    chart = session.cast_at("1998-11-30 12:00", "Asia/Shanghai", matter="家宅")
+    data = judgement_data(chart)
+    hidden = data["findings"] + data["answer"]["reasons"][REASONS:]
+    assert len(data["findings"]) > 10
+    for shown in (board_html(chart), board(chart, "zh")["html"]):
+        fold = re.search(r'<details class="lr-more"><summary>(.*?)</summary>(.*?)</details>', shown).groups()
+        assert fold[0] == f"另有所見{len(hidden)}條" and fold[1].count("<p>") == len(hidden)
+        assert all(html.escape(f["text"]["zh"]) in fold[1] for f in data["findings"])
+        outside_text_board = re.sub(r"<pre>.*?</pre>", "", shown, flags=re.S)  # (the app's copy of the terminal's)
+        assert "--json" not in html.unescape(re.sub(r"<[^>]+>", "", outside_text_board))  # the web names no flag
+    assert f"另有所見{len(hidden)}條（--json 全列）" in render_chart(chart)
+    assert f"{len(hidden)} more findings (--json lists them all)" in render_chart(chart, "en")
+
+
 def test_a_case_that_names_the_natal_or_the_year_of_life_gives_it_to_the_chart(session):
     """``natal``/``xingnian``: the 本命 or 行年 branch a text names, without the birth; the 斷 reads
     what stands over it; given with the birth (or the sex) that derives it, it is refused."""

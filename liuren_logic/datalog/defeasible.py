@@ -29,6 +29,7 @@ through defeat) is refused by the checker.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple, Optional
 
 from . import syntax as S
 from .digraph import Digraph, components, shortest_path
@@ -96,6 +97,7 @@ class Defeat:
     prefers: dict = field(default_factory=dict)  # inferior rule id → [S.Prefer]
     estimates: dict = field(default_factory=dict)  # est·q → q, in the cycles through defeat
     readings: list = field(default_factory=list)  # the user's body atoms that close a cycle through defeat
+    cycles: tuple = ()  # the groups of relations in a cycle through defeat, each sorted
 
     def definite(self, pred: str) -> str:
         """The relation of +Δ ``pred`` (``pred`` itself where nothing defeasible reaches it)."""
@@ -109,22 +111,34 @@ class Defeat:
         return self.rules.get(S.strong(pred), [])
 
 
-def expand(program, policy: str = BLOCKING) -> list[tuple[Position, str]]:
+class Analysis(NamedTuple):
+    """What :func:`expand` works out of a program before and while it compiles it: the relations read
+    through a defeasible one (``Defeat.tainted``) and the groups in a cycle through defeat
+    (``Defeat.cycles``). A snapshot keeps them (:mod:`.snapshot`), so that a program decoded from it,
+    which passed its check, compiles without working them out again."""
+
+    tainted: frozenset
+    cycles: tuple
+
+
+def expand(program, policy: str = BLOCKING, known: Optional[Analysis] = None) -> list[tuple[Position, str]]:
     """Compile the defeasible rules of a program whose clauses are checked, in place: its rules for
     defeasible literals renamed to their ``app·`` relations (each at its place), the relations above
     declared and their rules and facts added after. Returns the problems (place, message) of its
     @prefer statements and strong negations; only a program without any is compiled. A program with
-    no defeasible rule and no @prefer is left as it is."""
+    no defeasible rule and no @prefer is left as it is. ``known``: the :class:`Analysis` of this
+    program compiled before (none of its problems are then looked for: it had none)."""
     prefers = [p for module in program.modules for p in module.prefers]
     program.defeat = None
     rules = program.rules
     defeasible = {S.base(r.head.pred) for r in rules + program.facts if r.kind != S.STRICT or r.head.pred[0] == "~"}
     if not defeasible and not prefers:
         return []
-    problems = _problems(program, prefers, defeasible)
-    if problems:
-        return problems
-    tainted = _tainted(rules, defeasible)
+    if known is None:
+        problems = _problems(program, prefers, defeasible)
+        if problems:
+            return problems
+    tainted = _tainted(rules, defeasible) if known is None else known.tainted
     by_literal: dict[str, list[S.Rule]] = {}
     for rule in rules:
         if S.base(rule.head.pred) in defeasible:
@@ -134,8 +148,13 @@ def expand(program, policy: str = BLOCKING) -> list[tuple[Position, str]]:
         by_inferior.setdefault(prefer.inferior, []).append(prefer)
     defeat = program.defeat = Defeat(policy, frozenset(defeasible), frozenset(tainted), by_literal, by_inferior)
     _Builder(program, defeat).build()
-    _estimate_cycles(program, defeat)
+    _estimate_cycles(program, defeat, _cycles(program) if known is None else known.cycles)
     return []
+
+
+def analysis(defeat: Optional[Defeat]) -> Optional[Analysis]:
+    """What :func:`expand` worked out for a program it compiled to ``defeat`` (None when it had nothing to compile)."""
+    return None if defeat is None else Analysis(defeat.tainted, defeat.cycles)
 
 
 def _problems(program, prefers: list, defeasible: set) -> list[tuple[Position, str]]:
@@ -192,35 +211,42 @@ def idle_prefers(program) -> list[tuple[Position, str]]:
     return found
 
 
-def _estimate_cycles(program, defeat: Defeat) -> None:
-    """Make each group of mutually recursive relations with a negation inside it and a compiled
-    relation among them (a cycle through defeat) read its negations of its own relations from
-    their estimates (``est·q``), declared: the engine derives the group by an alternating fixpoint
-    (docs/defeasible.md). The rules keep their places; a group without a compiled relation is left
-    for the checker to refuse."""
+def _cycles(program) -> tuple[tuple[str, ...], ...]:
+    """The groups of mutually recursive relations with a negation inside it and a compiled relation
+    among them (the cycles through defeat), each sorted, in dependency order."""
     graph = Digraph()
     graph.add_nodes_from(program.preds)
     for rule in program.rules:
         for atom in S.body_atoms(rule.body):
             graph.add_edge(atom.pred, rule.head.pred)
-    group_of = {pred: k for k, members in enumerate(components(graph)) for pred in members}
+    groups = components(graph)
+    group_of = {pred: k for k, members in enumerate(groups) for pred in members}
     cyclic = set()
     for rule in program.rules:
         for literal in rule.body:
             if isinstance(literal, S.Negation) and group_of[literal.atom.pred] == group_of[rule.head.pred]:
                 cyclic.add(group_of[rule.head.pred])
-    cyclic = {k for k in cyclic if any("·" in p for p, g in group_of.items() if g == k)}
-    if not cyclic:
+    return tuple(members for k, members in enumerate(groups) if k in cyclic and any("·" in p for p in members))
+
+
+def _estimate_cycles(program, defeat: Defeat, cycles: tuple) -> None:
+    """Make each cycle through defeat (``cycles``, :func:`_cycles`) read its negations of its own
+    relations from their estimates (``est·q``), declared: the engine derives the group by an
+    alternating fixpoint (docs/defeasible.md). The rules keep their places; a group without a
+    compiled relation is left for the checker to refuse."""
+    defeat.cycles = cycles
+    group_of = {pred: k for k, members in enumerate(cycles) for pred in members}
+    if not group_of:
         return
     for index, rule in enumerate(program.rules):
-        group = group_of[rule.head.pred]
-        if group not in cyclic:
+        group = group_of.get(rule.head.pred)
+        if group is None:
             continue
         if rule.head.pred.startswith("app·"):  # a user's rule reading its own group: where the cycle closes
-            defeat.readings += [a for a in rule.body if isinstance(a, S.Atom) and group_of[a.pred] == group]
+            defeat.readings += [a for a in rule.body if isinstance(a, S.Atom) and group_of.get(a.pred) == group]
         body = []
         for literal in rule.body:
-            if isinstance(literal, S.Negation) and group_of[literal.atom.pred] == group:
+            if isinstance(literal, S.Negation) and group_of.get(literal.atom.pred) == group:
                 pred = literal.atom.pred
                 if estimate(pred) not in program.preds:
                     program.preds[estimate(pred)] = replace(program.preds[pred], name=estimate(pred), input=False)

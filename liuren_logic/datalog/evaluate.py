@@ -33,7 +33,7 @@ from collections import ChainMap, Counter, defaultdict
 from itertools import filterfalse, repeat
 from operator import itemgetter
 from types import MappingProxyType
-from typing import Callable, Collection, Iterable, Optional, Sequence
+from typing import Callable, Collection, Iterable, NamedTuple, Optional, Sequence
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from . import operations as O
@@ -41,7 +41,7 @@ from . import syntax as S
 from .compiler import ALL, CompiledAggregate, CompiledRule
 from .lazy_dict import LazyDict
 from .passes import ALL as ALL_PASSES, Passes, collector, delta_first, join_order, segments
-from .program import KnowledgeBase, Pattern, Value
+from .program import KnowledgeBase, Pattern, Prepared, Value
 from .semantics import EvaluationLimit, IntegerLimit, Limits, aggregate, arithmetic, compare, sort_key
 from .store import Store
 
@@ -102,6 +102,10 @@ class _Body:
     filter (a lookup, a negation, a test) keeps its bindings without a loop in Python. A run of
     literals may be one operation, a segment (``split``, the hook of the segments pass:
     :mod:`~liuren_logic.datalog.passes.segments`).
+
+    The body's variables and their slots are known at once; each operation is prepared when
+    bindings first reach it (:meth:`operation`): a body whose bindings run out at its first
+    literals (most rules, on most charts) never prepares the rest.
     """
 
     def __init__(self, body: Sequence, aggregates: dict, delta: Optional[int] = None, given: Sequence[str] = (),
@@ -110,24 +114,40 @@ class _Body:
         self.delta = delta  # the body position that reads the last round's new tuples (semi-naive)
         self.aggregates = aggregates
         self.literals = body
-        self.ops = []
-        self.places: list[int] = []  # body position → its operation (a segment's literals share one)
+        self.split = split
+        self.parts: list[tuple[int, int, frozenset]] = []  # each operation's literals (start, end), the variables
+        self.places: list[int] = []  # bound before it; body position → its operation (a segment's literals share one)
         bound: set[str] = set(given)
         ends = split.runs(body)
         position = 0
         while position < len(body):
-            end = ends.get(position)
-            if end is None:
-                op, new = self._prepare(body[position], bound, position == delta)
-                end = position + 1
-            else:
-                op, new = split.operation(body[position:end], self)
-            self.ops.append(op)
-            self.places += [len(self.ops) - 1] * (end - position)
-            for name in new:
-                self.slots[name] = len(self.slots)
-            bound.update(new)
+            end = ends.get(position, position + 1)
+            self.parts.append((position, end, frozenset(bound)))
+            self.places += [len(self.parts) - 1] * (end - position)
+            for literal in body[position:end]:
+                for name in _binds(literal, bound):
+                    self.slots[name] = len(self.slots)
+                    bound.add(name)
             position = end
+        self._ops: list[Optional[O.Operation]] = [None] * len(self.parts)  # each prepared when first needed
+
+    @property
+    def ops(self) -> list[O.Operation]:
+        """Every operation, in order (each prepared now if it was not)."""
+        return [self.operation(index) for index in range(len(self.parts))]
+
+    def operation(self, index: int) -> O.Operation:
+        """The ``index``-th operation, prepared when first asked (threads that ask it together each
+        prepare one alike; one is kept)."""
+        op = self._ops[index]
+        if op is None:
+            start, end, bound = self.parts[index]
+            if end - start > 1:
+                op = self.split.operation(self.literals[start:end], self, bound)
+            else:
+                op = self._prepare(self.literals[start], bound, start == self.delta)
+            self._ops[index] = op
+        return op
 
     def _probe(self, args, bound: set[str]) -> tuple[tuple, tuple, tuple]:
         """What is known of an atom before it is matched: its constants ((position, value)…),
@@ -141,8 +161,8 @@ class _Body:
                 slots.append(self.slots[arg.name])
         return tuple(consts), tuple(positions), tuple(slots)
 
-    def _prepare(self, literal, bound: set[str], delta: bool) -> tuple[O.Operation, list[str]]:
-        """A literal's operation, and the variables it binds, in the order it binds them."""
+    def _prepare(self, literal, bound: frozenset, delta: bool) -> O.Operation:
+        """A literal's operation, after the variables ``bound``."""
         slots = self.slots
         if isinstance(literal, S.Atom):
             consts, positions, key_slots = self._probe(literal.args, bound)
@@ -155,32 +175,30 @@ class _Body:
             if whole and outputs:
                 kind = O.Scan  # read from the relation itself, not from a copy in a table
             spec = (literal.pred, positions, consts, None if whole else tuple(outputs), checks)
-            return kind(literal, literal.pred, spec, rows or O.key_function(key_slots), delta), \
-                [literal.args[p].name for p in outputs]
+            return kind(literal, literal.pred, spec, rows or O.key_function(key_slots), delta)
         if isinstance(literal, S.Negation):  # a variable repeated only inside it: 'for no value'
             consts, positions, key_slots = self._probe(literal.atom.args, bound)
             _, checks = _unbound(literal.atom.args, positions + tuple(p for p, _ in consts))
             rows = _rows_function(literal.atom.args, consts, key_slots)
             return (O.Absent if rows else O.Not)(literal, literal.atom.pred, (literal.atom.pred, positions, consts, (), checks),
-                                                 rows or O.key_function(key_slots)), []
+                                                 rows or O.key_function(key_slots))
         if isinstance(literal, S.Comparison):
             names = [v.name for v in S.variables(literal.left) + S.variables(literal.right)]
             target = S.assignment_target(literal, bound)
             if target is not None:
                 expr = literal.right if isinstance(literal.left, S.Var) and literal.left.name == target else literal.left
-                return O.Assign(literal, _per_case(_term_function(expr, slots), [n for n in names if n != target], slots)), \
-                    [target]
+                return O.Assign(literal, _per_case(_term_function(expr, slots), [n for n in names if n != target], slots))
             left, right, op = _term_function(literal.left, slots), _term_function(literal.right, slots), literal.op
 
             def test(binding):
                 x, y = left(binding), right(binding)
                 return x is not None and y is not None and compare(op, x, y)
-            return O.Test(literal, _per_case(test, names, slots)), []
+            return O.Test(literal, _per_case(test, names, slots))
         agg = self.aggregates[literal]
         result = literal.result.name
         bound_slot = slots[result] if result in bound else None
         return O.Aggregate(literal, agg.helper, agg.literal.func == "count", O.key_function(tuple(slots[n] for n in agg.group)),
-                           bound_slot), [] if result in bound else [result]
+                           bound_slot)
 
     def run(self, store: Store, values: dict, delta: "Store | None" = None, given: tuple = ()) -> Collection[tuple]:
         """All complete bindings that extend ``given`` (the values of the body's ``given`` variables),
@@ -192,11 +210,28 @@ class _Body:
     def extend(self, bindings: Collection, store: Store, values: dict,
                delta: "Store | None" = None) -> Collection[tuple]:
         """As :meth:`run`, the complete bindings that extend each of these, in order."""
-        for op in self.ops:
-            bindings = op.apply(bindings, store, values, delta)
+        for index, op in enumerate(self._ops):
+            bindings = (op or self.operation(index)).apply(bindings, store, values, delta)
             if not bindings:
                 break
         return bindings
+
+
+def _binds(literal, bound: set[str]) -> list[str]:
+    """The variables a literal binds after those in ``bound``, in the order it binds them: an atom its
+    new variables left to right, an assignment its target, an aggregate its result."""
+    if type(literal) is S.Atom:  # as _unbound finds them: each variable not bound, at its first place
+        new = []
+        for arg in literal.args:
+            if type(arg) is S.Var and arg.name not in bound and arg.name not in new:
+                new.append(arg.name)
+        return new
+    if isinstance(literal, S.Negation):
+        return []
+    if isinstance(literal, S.Comparison):
+        target = S.assignment_target(literal, bound)
+        return [] if target is None else [target]
+    return [] if literal.result.name in bound else [literal.result.name]
 
 
 def _unbound(args, known: tuple) -> tuple[list[int], tuple]:
@@ -376,8 +411,45 @@ def _shared_rule(compiled: CompiledRule, stratum: frozenset, fixed: frozenset, p
     return found
 
 
+class Layout(NamedTuple):
+    """The shape of a knowledge base's plan (:class:`_Plan`), as values only, the same for every set
+    of passes: worked out from the program (:func:`layout`), or as a snapshot kept it
+    (:attr:`~liuren_logic.datalog.program.Prepared.layout`, :mod:`.snapshot`), so that a warm start
+    does not work it out again."""
+
+    moving: frozenset  # the relations a chart's input reaches (Program.moving)
+    strata: tuple  # (members, recursive, dynamic) of each stratum with rules, lowest first
+    asked: dict  # (relation, positions) → the constants rules read there
+    below: tuple  # each dynamic stratum's: the dynamic strata it rests on, itself included, in order
+    reads: tuple  # each dynamic stratum's: the relations its rules read and derive
+
+
+def layout(kb: "KnowledgeBase | Prepared") -> Layout:
+    """Work out the :class:`Layout` of a knowledge base's plan from its program and rules."""
+    program = kb.program
+    moving, graph = program.moving(), program.dependencies
+    strata = tuple((members, recursive, any(p in moving for p in members)) for members, recursive in program.strata()
+                   if any(pred in kb.rules_for for pred in members))
+    asked = defaultdict(set)
+    for members, _, _ in strata:
+        for compiled in (c for pred in members for c in kb.rules_for.get(pred, ())):
+            for pred, consts in _constants(compiled):
+                asked[pred, tuple(p for p, _ in consts)].add(consts[0][1] if len(consts) == 1 else
+                                                            tuple(v for _, v in consts))
+    stratum_of, below, reads = {}, [], []
+    for index, members in enumerate(members for members, _, dynamic in strata if dynamic):
+        heads = {pred for pred in members if pred in kb.rules_for}
+        stratum_of.update(dict.fromkeys(heads, index))
+        read = {q for pred in heads for q in graph.predecessors(pred)} | heads
+        below.append({index}.union(*(below[stratum_of[q]] for q in read if stratum_of.get(q, index) != index)))
+        reads.append(frozenset(read))
+    return Layout(moving, strata, {key: frozenset(values) for key, values in asked.items()},
+                  tuple(tuple(sorted(b)) for b in below), tuple(reads))
+
+
 class _Plan:
-    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first).
+    """The rules of a knowledge base prepared for evaluation, stratum by stratum (lowest first),
+    as its :class:`Layout` places them (``shape``; worked out when not given).
 
     ``needs`` maps a relation a chart's input reaches (its fire relations and aggregate helpers
     too) to the dynamic strata it rests on, lowest first, its own included: what a batch
@@ -386,31 +458,18 @@ class _Plan:
     relation's positions the constants rules read there (:meth:`Store._holding`).
     """
 
-    def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES):
-        moving, graph = kb.program.moving(), kb.program.dependencies
-        fixed = frozenset(kb.program.preds) - moving
+    def __init__(self, kb: KnowledgeBase, passes: Passes = ALL_PASSES, shape: Optional[Layout] = None):
+        shape = shape if shape is not None else layout(kb)
+        fixed = frozenset(kb.program.preds) - shape.moving
         self.static, self.dynamic = [], []
-        for members, recursive in kb.program.strata():
+        for members, recursive, dynamic in shape.strata:
             stratum = frozenset(members) if recursive else frozenset()
             rules = [_shared_rule(c, stratum, fixed, passes) for pred in members for c in kb.rules_for.get(pred, ())]
-            if rules:
-                (self.dynamic if any(p in moving for p in members) else self.static).append((rules, recursive))
-        asked = defaultdict(set)
-        for rules, _ in self.static + self.dynamic:
-            for pred, consts in (found for rule in rules for found in _constants(rule.compiled)):
-                asked[pred, tuple(p for p, _ in consts)].add(consts[0][1] if len(consts) == 1 else
-                                                            tuple(v for _, v in consts))
-        self.asked = {key: frozenset(values) for key, values in asked.items()}
+            (self.dynamic if dynamic else self.static).append((rules, recursive))
+        self.asked = shape.asked
+        self.reads: list[frozenset] = list(shape.reads)
         self.needs: dict[str, tuple[int, ...]] = {}
-        self.reads: list[frozenset] = []
-        stratum_of, below = {}, []
-        for index, (rules, _) in enumerate(self.dynamic):
-            heads = {rule.compiled.rule.head.pred for rule in rules}
-            stratum_of.update(dict.fromkeys(heads, index))
-            read = {q for pred in heads for q in graph.predecessors(pred)} | heads
-            below.append({index}.union(*(below[stratum_of[q]] for q in read if stratum_of.get(q, index) != index)))
-            self.reads.append(frozenset(read))
-            needs = tuple(sorted(below[index]))
+        for (rules, _), needs in zip(self.dynamic, shape.below):
             for rule in rules:
                 compiled = rule.compiled
                 self.needs.update(dict.fromkeys([compiled.rule.head.pred, compiled.fire,
@@ -548,7 +607,9 @@ class Materialisation:
         self.order = join_order.ordering(self.passes)  # how it derives rules outside recursion (a batch's: extend)
         if base is None:
             # one for every session of the program (made again for other passes: a test's)
-            self.plan = kb.prepared.plan(lambda: _Plan(kb)) if self.passes == ALL_PASSES else _Plan(kb, self.passes)
+            shape = kb.prepared.layout  # as a snapshot kept it, if one did
+            self.plan = kb.prepared.plan(lambda: _Plan(kb, shape=shape)) if self.passes == ALL_PASSES else \
+                _Plan(kb, self.passes, shape)
             self.store = Store(asked=self.plan.asked, budget=self.limits.step_bytes)
             self.collector = collector.hook(self.passes, self.store)  # what it evaluates within, and after
             self.origins = MappingProxyType(kb.prepared.origins)  # the facts'; a batch adds its own (extend)

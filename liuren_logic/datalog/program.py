@@ -25,10 +25,13 @@ class Prepared:
     entry): the rules by relation, what a query may ask, the facts' origins, and the bottom-up
     engine's plan of the rules (:meth:`plan`, made on first use). Nothing here changes once made.
 
-    ``rules``: the program's rules as :func:`compiler.plan` compiles them, when known already."""
+    ``rules``: the program's rules as :func:`compiler.plan` compiles them, when known already;
+    ``layout``: the shape of the bottom-up engine's plan, as values, when a snapshot kept it
+    (:class:`~liuren_logic.datalog.evaluate.Layout`)."""
 
-    def __init__(self, program: Program, rules: Optional[list] = None):
+    def __init__(self, program: Program, rules: Optional[list] = None, layout=None):
         self.program = program
+        self.layout = layout
         self.rules = rules if rules is not None else [compiler.plan(rule, i) for i, rule in enumerate(program.rules)]
         self.rules_for: dict[str, list[compiler.CompiledRule]] = {}
         for compiled in self.rules:

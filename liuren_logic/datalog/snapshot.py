@@ -3,9 +3,11 @@
 One entry of :mod:`.cache` (plain JSON, HMAC-checked, in the user's private directory)
 per set of KB files, keyed by every file's shown path and bytes, in load order, and by the
 package's code. It holds what loading computed: the modules as parsed, the checked
-program's kinds' members and dependency graph, the rules as :func:`~liuren_logic.datalog.compiler.plan`
-compiled them, and the chart-independent relations the bottom-up engine evaluated
-(:meth:`~liuren_logic.datalog.evaluate.Materialisation.static_state`).
+program's kinds' members and dependency graph, what compiling its defeasible rules worked out
+(:class:`~liuren_logic.datalog.defeasible.Analysis`: it is not worked out again), the rules as
+:func:`~liuren_logic.datalog.compiler.plan` compiled them, the shape of the bottom-up engine's plan
+of them (:class:`~liuren_logic.datalog.evaluate.Layout`), and the chart-independent relations the
+bottom-up engine evaluated (:meth:`~liuren_logic.datalog.evaluate.Materialisation.static_state`).
 A program that fails its check is never stored, so ``kb check`` reports its problems every
 time; a stored one passed the same check of the same bytes. Reading an entry builds only
 syntax nodes, strings, numbers and tuples.
@@ -28,8 +30,9 @@ from . import cache
 from . import syntax as S
 from .checker import Program
 from .compiler import CompiledAggregate, CompiledRule, plan
-from .defeasible import expand
+from .defeasible import Analysis, analysis, expand
 from .digraph import Digraph
+from .evaluate import Layout, layout
 from .program import Prepared
 
 Static = dict  # relation → tuple of rows: what Materialisation.static_state gives
@@ -144,6 +147,8 @@ def _encode(loaded: Loaded) -> bytes:
         "dependencies": [[a, [[b, e["negative"], *e["at"]] for b, e in graph.succ[a].items()]] for a in graph],
         "static": None if loaded.static is None else [[pred, None if given.get(pred) == set(rows) else rows]
                                                        for pred, rows in loaded.static.items()],
+        "defeat": _analysis_data(analysis(program.defeat)),
+        "plan": _layout_data(layout(loaded.prepared)),
     }
     lines = [cache.dumps(header)]
     compiled = iter(loaded.prepared.rules)  # the modules' rules first, then those their defeasible rules compile to
@@ -201,8 +206,8 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
         for rule in module.rules:
             (program.facts if rule.is_fact else program.rules).append(rule)
         owned.append((start, len(program.rules)))
-    if expand(program):  # the rules its defeasible rules compile to, after the modules' (stored checked)
-        raise ValueError("an entry whose defeasible rules do not compile")
+    if expand(program, known=_analysis(data["defeat"])):  # the rules its defeasible rules compile to, after
+        raise ValueError("an entry whose defeasible rules do not compile")  # the modules' (stored checked)
     compiled = []
     for module, line, (_, text), (start, end) in zip(program.modules, lines[1::2], sources, owned):
         key = (module.path, text, line)
@@ -219,12 +224,40 @@ def _decode(payload: bytes, sources: Sequence[tuple[str, bytes]]) -> Loaded:
     for a, edges in data["dependencies"]:
         for b, negative, path, line, col in edges:
             graph.add_edge(a, b, negative=negative, at=(path, line, col))
-    prepared = Prepared(program, compiled)
+    prepared = Prepared(program, compiled, _layout(data["plan"]))
     static = data["static"]
     if static is not None:
         given = _given(prepared)
         static = {pred: given[pred] if rows is None else tuple(map(tuple, rows)) for pred, rows in static}
     return Loaded(prepared, static)
+
+
+def _analysis_data(found: Optional[Analysis]) -> Optional[list]:
+    """What the compilation of the defeasible rules worked out, as JSON data (:func:`_analysis` reads it)."""
+    return None if found is None else [sorted(found.tainted), [list(group) for group in found.cycles]]
+
+
+def _analysis(data: Optional[list]) -> Optional[Analysis]:
+    if data is None:
+        return None
+    tainted, cycles = data
+    return Analysis(frozenset(tainted), tuple(tuple(group) for group in cycles))
+
+
+def _layout_data(shape: Layout) -> list:
+    """The shape of the engine's plan as JSON data (:func:`_layout` reads it); sets in a fixed order."""
+    asked = [[pred, list(positions), [list(v) if type(v) is tuple else v for v in sorted(values, key=repr)]]
+             for (pred, positions), values in shape.asked.items()]
+    return [sorted(shape.moving), [[list(members), recursive, dynamic] for members, recursive, dynamic in shape.strata],
+            asked, [list(strata) for strata in shape.below], [sorted(read) for read in shape.reads]]
+
+
+def _layout(data: list) -> Layout:
+    moving, strata, asked, below, reads = data
+    return Layout(frozenset(moving), tuple((tuple(members), recursive, dynamic) for members, recursive, dynamic in strata),
+                  {(pred, tuple(positions)): frozenset(tuple(v) if type(v) is list else v for v in values)
+                   for pred, positions, values in asked},
+                  tuple(map(tuple, below)), tuple(map(frozenset, reads)))
 
 
 def _module(line: bytes, name: str, text: bytes) -> S.Module:

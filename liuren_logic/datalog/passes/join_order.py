@@ -100,11 +100,11 @@ class JoinOrders:
                 return False
             if len(moved) == 1:  # a probe of one table a row: the table the move needs must be built
                 ordered, _, literals = self.order(rule, (move,))
-                if not store.built(ordered.ops[ordered.places[literals.index(body[before])]].spec):
+                if not store.built(ordered.operation(ordered.places[literals.index(body[before])]).spec):
                     return False
             return SMALLER * prod(map(size, atoms)) < size(before)
         spared = before if kind == "lookup" else moved[0]
-        if store.built(rule.body.ops[rule.body.places[spared]].spec):
+        if store.built(rule.body.operation(rule.body.places[spared]).spec):
             return False
         if kind == "smaller":
             return size(moved[0]) > SMALLER * size(before) > 0

@@ -87,16 +87,16 @@ class Segments:
         """The segments of a body, start → end (:func:`runs`)."""
         return runs(body, self.fixed)
 
-    def operation(self, part: Sequence, outer) -> tuple[Segment, list[str]]:
-        """The segment of these literals of the body ``outer`` is being prepared, and the variables
-        it binds, in order: its own body, bound first in the variables it reads of those ``outer``
-        binds before it (in slot order), and the key reading their values from a binding."""
+    def operation(self, part: Sequence, outer, bound: frozenset) -> Segment:
+        """The segment of these literals of the body ``outer``, after the variables ``bound``: its own
+        body, bound first in the variables it reads of those (in slot order), and the key reading
+        their values from a binding."""
         slots = outer.slots
-        names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & slots.keys(),
+        names = sorted({v.name for literal in part for v in S.literal_variables(literal)} & bound,
                        key=slots.__getitem__)
         inner = type(outer)(part, {}, given=names)
         return Segment(part[0], inner, key_function(tuple(slots[n] for n in names)), len(names),
-                       memo.tails(self.passes)), list(inner.slots)[len(names):]
+                       memo.tails(self.passes))
 
 
 NOWHERE = Segments(frozenset(), NONE)  # a body prepared without segments (a segment's own, a test's)
