@@ -159,19 +159,25 @@ def judgement_data(chart: "Chart", question: Optional[str] = None, read: Optiona
             "verdicts": read["verdicts"], "timing": read["timing"], "conflicts": read["conflicts"]}
 
 
+RESCUE = "rescue"  # the KB's relation of the 救神 (kb/judgement/answer.dl): a reason resting on it is a rescue
+
+
 def _weighing(chart: "Chart", reader: _Reader) -> list[dict]:
     """The reasons of the weighing (kb/judgement/answer.dl): each rule for or against ``success`` (or
     rescue, a defeater) that applies to the chart, with its sentence, rule and line, which way it
-    points (成, 不成, 救), the rule that outranked it (its ``@prefer``'s superior) and the rules it
-    outranked; the reasons of the side that prevailed first, those that outranked most first."""
+    points (成, 不成, 救: a defeater, or a reason resting on the KB's ``rescue`` relation, the 救神),
+    the rule that outranked it (its ``@prefer``'s superior) and the rules it outranked; the reasons
+    of the side that prevailed first (a rescue on the side it argues for), those that outranked most first."""
     from liuren_logic.datalog.defeasible import applicable, outranked
-    from liuren_logic.datalog.syntax import DEFEATER
+    from liuren_logic.datalog.syntax import DEFEATER, Atom
 
-    defeat, reasons = chart.session.program.defeat, []
+    defeat, reasons, side = chart.session.program.defeat, [], {}
     for literal in ("success", "~success"):
         for rule in defeat.rules.get(literal, []) if defeat else ():
             if chart.rows(applicable(rule.id)):
-                points = "救" if rule.kind == DEFEATER else "成" if literal == "success" else "不成"
+                side[rule.id] = "成" if literal == "success" else "不成"
+                rescues = any(isinstance(atom, Atom) and atom.pred == RESCUE for atom in rule.body)
+                points = "救" if rule.kind == DEFEATER or rescues else side[rule.id]
                 by = None
                 if chart.rows(outranked(rule.id)):
                     by = reader.explainer.chosen(outranked(rule.id), (chart.id,)).rule.rule.id.partition(">")[0]
@@ -183,7 +189,7 @@ def _weighing(chart: "Chart", reader: _Reader) -> list[dict]:
         if reason["outranked_by"]:
             next(r for r in reasons if r["name"] == reason["outranked_by"])["outranked"].append(reason["name"])
     held = "成" if chart.rows("success") else "不成" if chart.rows("~success") else None
-    reasons.sort(key=lambda r: (r["points"] != held, r["outranked_by"] is not None, -len(r["outranked"])))
+    reasons.sort(key=lambda r: (side[r["name"]] != held, r["outranked_by"] is not None, -len(r["outranked"])))
     return reasons
 
 
@@ -219,11 +225,11 @@ def _answer(chart: "Chart", reader: _Reader) -> Optional[dict]:
 
 REASONS = 8  # reasons of the answer the board lists; --json has them all
 SIGNS = {"成": "＋", "不成": "－", "救": "救"}
-ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "月": "月", "年": "年"},
+ANSWER_WORDS = {"zh": {"timing": "應期 {branch}{scale}（{method}）{dates}", "dates": "：{dates}", "scale": {"日": "日", "旬": "日（旬內）", "月": "月", "年": "年"},
                        "yong": "用神 {branch}（{role}）", "asked": "所問 {q}{default}", "default": "（默認）", "outranked": "——為{n}所勝",
                        "grave": "重凶：{words}（權衡已斷不成，無救神）", "sep": "、",
                        "more": "另有所見{n}條", "hint": "（--json 全列）"},
-                "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "月": "month", "年": "year"},
+                "en": {"timing": "timing (應期): a {branch} {scale} ({method}){dates}", "dates": ", next {dates}", "scale": {"日": "day", "旬": "day within the decade", "月": "month", "年": "year"},
                        "yong": "用神 {branch} ({role})", "asked": "asked: {q}{default}",
                        "default": " (the matter's default)", "outranked": " — outranked by {n}",
                        "grave": "grave: {words} (the weighing says no, no rescue met)", "sep": ", ",
@@ -238,10 +244,15 @@ def answer_line(answer: dict, lang: str, glosses: Optional[dict] = None) -> list
         return [answer["text"][lang]]
     dates = w["dates"].format(dates=w["sep"].join(timing["dates"])) if timing["dates"] else ""
     method = timing["method"]
-    if lang == "en" and glosses and method in glosses:
-        method = f"{method}: {short(glosses[method])}"
+    if lang == "en":
+        method = _glossed(method, glosses)
     return [answer["text"][lang] + ("。" if lang == "zh" else "."), w["timing"].format(
         branch=timing["branch"], scale=w["scale"].get(timing["scale"], ""), method=method, dates=dates)]
+
+
+def _glossed(term: str, glosses: Optional[dict]) -> str:
+    """A term with its short English gloss (``glosses``: English output's glossary), else as it is."""
+    return f"{term}: {short(glosses[term])}" if glosses and term in glosses else term
 
 
 def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Section]:
@@ -265,7 +276,7 @@ def judgement_section(chart: "Chart", lang: str, options: dict) -> Optional[Sect
     for y in answer["yongshen"]:
         roles.setdefault(y["branch"], []).append(y["role"])
     said = [f"{w['matter']} {matter}"] + ([f"{w['question']} {question}"] if question else []) + [asked] \
-        + [aw["yong"].format(branch=b, role=aw["sep"].join(r)) for b, r in roles.items()]
+        + [aw["yong"].format(branch=b, role=aw["sep"].join(_glossed(x, glosses) for x in r)) for b, r in roles.items()]
     rows.append([Cell(" · ".join(said))])
     number = {r["name"]: i for i, r in enumerate(answer["reasons"], 1)}
 

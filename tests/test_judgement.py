@@ -172,7 +172,7 @@ def test_the_board_opens_the_judgement_with_the_answer(capsys):
     code, out, _ = run(capsys, "cast", *HOUSE_ARGS, "--question", "弟犯邪，是否風水")
     lines = out[out.index("\n斷: ") + 1:].splitlines()
     assert code == 0 and lines[0].startswith("斷: 凶：所問不成。  應期 未日（用神之墓）：1998-12-02")
-    assert lines[1].strip() == "占 家宅 · 問 弟犯邪，是否風水 · 所問 家宅（默認） · 用神 午（發用）"
+    assert lines[1].strip() == "占 家宅 · 問 弟犯邪，是否風水 · 所問 家宅（默認） · 用神 午（事神）"
     assert "女尸做祟" not in out[out.index("\n斷: "):]
     code, out, _ = run(capsys, "cast", *HOUSE_ARGS, "--json")
     judged = json.loads(out)["judgement"]
@@ -400,11 +400,11 @@ def test_the_lesson_continues_to_the_judgement(capsys):
     step = out[out.index("、斷\n"):]
     step = step.replace("\n   ", "")  # the lesson's lines wrapped to the terminal, read whole
     assert code == 0 and "乃得其斷：凶：所問不成" in step
-    assert "一、用神：三傳不見類神：初傳午發用為用神〔《" in step and "四、斷：凶：所問不成〔《" in step
+    assert "一、用神：三傳不見類神：第一傳午剋日，為事神，作用神〔《" in step and "四、斷：凶：所問不成〔《" in step
     assert "question." not in step and "answer." not in step
     code, out, _ = run(capsys, "teach", *HOUSE_ARGS, "--ids")
     step = out[out.index("、斷\n"):].replace("\n   ", "")
-    assert "一、用神：三傳不見類神：初傳午發用為用神〔question.yong_initial" in step and "四、斷：凶：所問不成〔answer.ill" in step
+    assert "一、用神：三傳不見類神：第一傳午剋日，為事神，作用神〔question.yong_shi" in step and "四、斷：凶：所問不成〔answer.ill" in step
     code, out, _ = run(capsys, "teach", "--at", "1998-11-30 12:00")
     assert "乃得其斷" not in out
 
@@ -628,13 +628,17 @@ def test_the_questions_words_pick_its_yongshen(session):
     plain = session.cast("甲戌", jiang="未", hour="亥", month="酉", matter="仕宦", question="吉凶若何")
     assert exam.rows("question") == [("考試",)] and exam.rows("asked_word") == [("試",)]
     assert plain.rows("question") == [("功名",)] and not plain.rows("asked_word")
-    # 《指南》 case 42 (戌午寅): 青龍 rides no transmission, so the exam's 用神 is the initial
-    assert exam.rows("question_yong") == [("戌", "發用")]
+    # 《指南》 case 42 (戌午寅): 青龍 rides no transmission and none overcomes 甲, so the exam's 用神 is the
+    # first the stem overcomes, 戌 (the 事神: 「無克日，取日克者為事神」)
+    assert exam.rows("question_yong") == [("戌", "事神")]
     dragons = 0
     for offset in range(12):  # where 青龍 rides a transmission, the first it rides is the exam's 用神
         chart = session.cast_offset("甲子", offset, matter="仕宦", question="會試")
         ridden = [t.branch for t in chart.transmissions if t.general == "青龍"]
-        assert chart.rows("question_yong") == ([(ridden[0], "青龍")] if ridden else [(chart.sanchuan[0], "發用")])
+        struck = ([b for b in chart.sanchuan if (ELEMENT[b], "木") in KE]
+                  or [b for b in chart.sanchuan if ("木", ELEMENT[b]) in KE])
+        shi = [(struck[0], "事神")] if struck else [(chart.sanchuan[0], "發用")]
+        assert chart.rows("question_yong") == ([(ridden[0], "青龍")] if ridden else shi)
         dragons += bool(ridden)
     assert dragons >= 2
 
@@ -724,9 +728,10 @@ def test_a_rescue_acts_on_the_harm_and_outranks_only_it(session, matter):
 
 def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
     code, out, _ = run(capsys, "why", "斷", "凶", *HOUSE_ARGS)
-    assert code == 0 and out.startswith("斷：凶") and "克我則憂難不已：主不成（勝）" in out and "weigh." not in out
+    # the explainer shows the smallest derivation: the verdict 被纏's (the 事神's own takes more steps)
+    assert code == 0 and out.startswith("斷：凶") and "格凶定當以凶斷：主不成（勝）" in out and "weigh." not in out
     code, out, _ = run(capsys, "why", "斷", "凶", *HOUSE_ARGS, "--ids")
-    assert code == 0 and out.startswith("answer(") and "weigh.ke_wo·wins" in out
+    assert code == 0 and out.startswith("answer(") and "weigh.verdict_ill·wins" in out
     code, out, _ = run(capsys, "why-not", "斷", "吉", *HOUSE_ARGS)
     lines = out.splitlines()
     assert code == 0 and lines[0] == "斷：吉：不成立。" and "此課之斷：凶：所問不成（非吉）。所據：" in lines
@@ -737,7 +742,9 @@ def test_why_and_why_not_the_answer_name_the_deciding_rule(capsys):
     assert "＋ 問功名，用神卯為官鬼入傳：官位顯，主成〔《六壬指南》卷二：傳見官鬼有兩途，病訟畏兮官位顯〕" in out
     code, out, _ = run(capsys, "why-not", "斷", "凶", "--day", "乙丑", "--jiang", "申", "--hour", "午", "--matter", "家宅")
     assert code == 0 and "此課之斷：吉：所問可成（非凶）。所據：" in out  # 申 over 午 is held by what overcomes it
-    assert "－ 用神申剋日干乙，克我則憂難不已：主不成——為「用神臨午（凶居剋地），戀生解克而無害：主成」所勝" in out
+    said = out.replace("\n", "")  # lines wrapped to the terminal, read whole
+    assert "－ 用神申剋日干乙，克我則憂難不已：主不成——為「救神午（凶居剋地）：用神臨之，戀生解克而無害：主成」所勝" in said
+    assert "救 救神午（凶居剋地）：用神臨之" in said  # the rescue signed as one
 
 
 def test_one_timing_with_its_scale(session):
@@ -751,8 +758,10 @@ def test_one_timing_with_its_scale(session):
 def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     """benchmarks/judgement_eval.py on the 55 labelled cases (docs/judgement.md has its figures): on the
     cases the answer gives a direction, it agrees with the book at least as often as a constant 吉 would
-    on those cases, and it answers at least 40 of the 55 (the rescues scoped to the harm they act on,
-    and the ordering lines as @prefer, raised it from 22)."""
+    on those cases, and it answers at least 38 of the 55 (the rescues scoped to the harm they act on,
+    and the ordering lines as @prefer, raised it from 22 to 40; the 行年 lines of the 肘後經, read
+    from the book and not from these cases, put reasons on both sides of cases 32 and 72: 38). The
+    floor records the figure; a rule is never kept or dropped to hold it."""
     import sys
     from pathlib import Path
 
@@ -762,4 +771,4 @@ def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     rows = evaluate(session)["rows"]
     answered = [r for r in rows if r["want"] and r["got"]]
     assert sum(r["got"] == r["want"] for r in answered) >= sum(r["want"] == "吉" for r in answered)
-    assert sum(bool(r["got"]) for r in rows) >= 40
+    assert sum(bool(r["got"]) for r in rows) >= 38

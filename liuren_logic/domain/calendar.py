@@ -618,12 +618,15 @@ def _sun_reasons(m: Moment, b: _Basis, lang: str = "en") -> dict[str, str]:
 
 def next_dates(m: Moment, branch: str, scale: str, count: int = 3) -> list[str]:
     """The next ``count`` dates after the moment ``m`` that a branch names at a scale (日 a day
-    whose day branch it is, 月 the 節 that begins a month of that branch, 年 the 立春 that begins a
-    year of it), as ISO dates; a date past 9999 ends the list."""
+    whose day branch it is, 旬 the one such day within the next ten, if any, 月 the 節 that begins a
+    month of that branch, 年 the 立春 that begins a year of it), as ISO dates; a date past 9999 ends
+    the list."""
     target = BRANCHES.index(branch)
-    if scale == "日":
+    if scale in ("日", "旬"):
         day = m._basis.chart_day
         ahead = (target - BRANCHES.index(m.day_pillar[1])) % 12 or 12
+        if scale == "旬":
+            return [(day + timedelta(days=ahead)).isoformat()] if ahead <= 10 else []
         return [(day + timedelta(days=ahead + 12 * k)).isoformat() for k in range(count)]
     if scale == "月":
         index = (2 * (target - 2) + 3) % 24  # 寅 begins at 立春 (term 3), 卯 at 驚蟄 (5), … 子 at 大雪 (23)

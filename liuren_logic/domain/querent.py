@@ -110,13 +110,15 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
 
 
 def asked_words(kb, matter: str, question: Optional[str]) -> list[str]:
-    """The words of the KB's question table for ``matter`` (``question_word``) that the querent's
-    ``question`` contains, in the table's order; a question with none of them names no question
-    (the matter's default stands, which is no error)."""
-    if not question or "question_word" not in kb.program.preds:
+    """The words of the KB's word tables for ``matter`` (``question_word``: the question asked;
+    ``side_word``: the querent's side in a lawsuit) that the querent's ``question`` contains, in
+    the tables' order; a question with none of them names no question (the matter's default
+    stands, which is no error)."""
+    if not question:
         return []
     text = traditional(str(question))
-    return list(dict.fromkeys(str(w) for _, w, _ in kb.query("question_word", [matter, None, None]) if str(w) in text))
+    tables = [t for t in ("question_word", "side_word") if t in kb.program.preds]
+    return list(dict.fromkeys(str(w) for t in tables for _, w, _ in kb.query(t, [matter, None, None]) if str(w) in text))
 
 
 def _is_year(value, what: str = "the year") -> bool:
