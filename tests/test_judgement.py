@@ -758,10 +758,12 @@ def test_one_timing_with_its_scale(session):
 def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
     """benchmarks/judgement_eval.py on the 55 labelled cases (docs/judgement.md has its figures): on the
     cases the answer gives a direction, it agrees with the book at least as often as a constant 吉 would
-    on those cases, and it answers at least 38 of the 55 (the rescues scoped to the harm they act on,
-    and the ordering lines as @prefer, raised it from 22 to 40; the 行年 lines of the 肘後經, read
-    from the book and not from these cases, put reasons on both sides of cases 32 and 72: 38). The
-    floor records the figure; a rule is never kept or dropped to hold it."""
+    on those cases, beats it by at least 4, is wrong on at most 14 and answers at least 38 of the 55.
+    The rescues scoped to the harm they act on, and the ordering lines as @prefer, raised the answered
+    from 22 to 40; the 行年 lines of the 肘後經 (read from the book, not from these cases) then put
+    reasons on both sides of cases 32 and 72, two wrong answers before, undecided now: 38 answered,
+    23 right against the constant's 19, 14 wrong (16 before). The floors record the figures; a rule
+    is never kept or dropped to hold them."""
     import sys
     from pathlib import Path
 
@@ -770,5 +772,7 @@ def test_judgement_eval_answers_at_least_as_well_as_a_constant_good(session):
 
     rows = evaluate(session)["rows"]
     answered = [r for r in rows if r["want"] and r["got"]]
-    assert sum(r["got"] == r["want"] for r in answered) >= sum(r["want"] == "吉" for r in answered)
+    right = sum(r["got"] == r["want"] for r in answered)
+    assert right >= sum(r["want"] == "吉" for r in answered) + 4
+    assert len(answered) - right <= 14
     assert sum(bool(r["got"]) for r in rows) >= 38
