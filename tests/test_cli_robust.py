@@ -298,12 +298,12 @@ def one_line(code: int, err: str, status: int = 2) -> bool:
     ]],  # the warning that a coordinate is ignored waits until the moment is read: no second line
 ])
 def test_each_reproduction_is_one_line_naming_what_is_wrong(capsys, files, argv, words):
-    code, _, err = run(capsys, *(a.replace("{files}", str(files)) for a in argv))
+    code, _, err = run(capsys, *(a.replace("{files}", str(files)) for a in argv), "--lang", "en")
     assert one_line(code, err) and words in err, err
 
 
 def test_an_echoed_value_is_cut_with_its_length(capsys):
-    code, _, err = run(capsys, "cast", "--day", "x" * 40_000, "--offset", "3")
+    code, _, err = run(capsys, "cast", "--day", "x" * 40_000, "--offset", "3", "--lang", "en")
     assert one_line(code, err) and f"'{'x' * 79}… (40,002 characters)" in err and "such as 辛巳" in err
 
 
@@ -630,7 +630,7 @@ SUN = ["--reading", "daynight=sun"]
 ])
 def test_each_named_fault_of_issue_40_is_one_line(capsys, issue_40_files, argv, words):
     files = issue_40_files
-    code, _, err = run(capsys, *(a.format(files=files) for a in argv))
+    code, _, err = run(capsys, *(a.format(files=files) for a in argv), "--lang", "en")
     assert one_line(code, err) and words.format(files=files) in err, err
 
 

@@ -26,6 +26,7 @@ from ..datalog import collector
 from ..datalog.labels import showing_ids
 from ..domain.errors import SHOWN, InputError, KBError, LiurenError, shown
 from ..datalog.script import simplified
+from .usage_zh import chinese
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -37,8 +38,6 @@ ECHOED = 80  # characters of a long word (a value, a path) a message echoes; the
 # controls (not newline or tab), bidirectional and zero-width marks.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 
-_NOT_A_NUMBER = re.compile(r"argument --([a-z]+): invalid (?:int|float) value: '(.*)'")  # argparse's words
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a usage error in one line and exits 2, and reads a UTC offset such as
@@ -49,8 +48,7 @@ class _Parser(argparse.ArgumentParser):
         self._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.\d+$|^-\d{1,2}:?\d{2}$")
 
     def error(self, message: str):  # noqa: D401 - argparse's signature
-        number = _NOT_A_NUMBER.fullmatch(message)  # argparse's words for a value its type refused
-        zh, field = (f"「{number.group(2)}」不是數", number.group(1)) if number else ("", "")
+        zh, field = chinese(message, self.prog)
         raise InputError(f"{message} (see: {self.prog} --help)", zh, field)
 
 
@@ -208,6 +206,7 @@ def _serve_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--open", action="store_true", help="open the app in the default browser")
     serve.add_argument("--quiet", action="store_true", help="do not log requests")
     serve.add_argument("--school", default="default", help="the school the app starts from (default: default)")
+    _lang_option(serve)
 
 
 def _kb_options(kb: argparse.ArgumentParser) -> None:
@@ -216,10 +215,17 @@ def _kb_options(kb: argparse.ArgumentParser) -> None:
     check.add_argument("paths", nargs="+", type=_file_name)
     check.add_argument("--alone", action="store_true", help="check the files by themselves, without the school")
     check.add_argument("--school", default="default")
+    _lang_option(check)
     show = kb_commands.add_parser("show", help="print a school's rules as loaded, or as compiled for the engines")
     show.add_argument("pred", nargs="?", help="only the rules and facts of this predicate")
     show.add_argument("--compiled", action="store_true", help="the compiled form: body order and fire relation")
     _school_options(show)
+    _lang_option(show)
+
+
+def _lang_option(parser: argparse.ArgumentParser) -> None:
+    """``--lang`` for a command that prints no chart: the language of its error messages."""
+    parser.add_argument("--lang", choices=("zh", "en"), default="zh", help="language of error messages (default zh)")
 
 
 # The commands in the order --help lists them: (what it does, its options, what its own --help says first).
@@ -939,17 +945,21 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     """The command; ``freeze``: what it loads is frozen once loaded (:func:`.collector.loaded`)."""
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
+    given = sys.argv[1:] if argv is None else list(argv)
+    reader = _reader(given)  # until the command line is parsed (argparse's own errors)
     try:
-        given = sys.argv[1:] if argv is None else list(argv)
         args = build_parser(given[0] if given and given[0] in COMMANDS else None).parse_args(given)
         args.freeze = freeze
+        reader = getattr(args, "lang", "zh"), getattr(args, "simplified", False)
         with showing_ids(getattr(args, "ids", False)):
             return _dispatch(args)
     except KBError as error:
         _say(str(error))
         return 2
     except LiurenError as error:
-        _say(_cut(f"liuren: {error}"))
+        lang, simplify = reader
+        said = error.said(lang) if isinstance(error, InputError) else str(error)
+        _say(_cut(f"liuren: {simplified(said) if simplify else said}"))
         return 2
     except KeyboardInterrupt:
         _say("liuren: interrupted")
@@ -957,6 +967,19 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
         _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
+
+
+def _reader(given: Sequence[str]) -> tuple[str, bool]:
+    """The language (``--lang zh|en``, ``--lang=en``; zh by default) and script (``--simplified``) a
+    command line asks for, read from its words before argparse reads them, so that argparse's own
+    errors are said in them; the last ``--lang`` given counts, as for argparse."""
+    lang = "zh"
+    for word, after in zip(given, [*given[1:], ""]):
+        if word == "--lang" and after in ("zh", "en"):
+            lang = after
+        elif word in ("--lang=zh", "--lang=en"):
+            lang = word[7:]
+    return lang, "--simplified" in given
 
 
 def _dispatch(args) -> int:
