@@ -31,6 +31,11 @@ def run(capsys, *argv):
     return code, out, err
 
 
+def run_en(capsys, *argv):
+    """``run`` under ``--lang en``: for a test that asserts the English words of an error."""
+    return run(capsys, *argv, "--lang", "en")
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     """Hostile files: a symlink loop, a FIFO, a non-UTF-8 name, a huge number, cases that are not cases."""
@@ -71,7 +76,7 @@ def files(tmp_path_factory):
     (["serve", "--host", "0.0.0.0"], "loopback interface only"),
 ])
 def test_hostile_input_is_one_line_and_exit_2(capsys, files, argv, words):
-    code, _, err = run(capsys, *(a.format(files=files) for a in argv))
+    code, _, err = run_en(capsys, *(a.format(files=files) for a in argv))
     assert code == 2 and words.format(files=files) in err and "Traceback" not in err
     assert len(err.strip().splitlines()) in (1, 3)  # one line, or one KB problem with its source line and caret
 
@@ -87,7 +92,7 @@ def test_an_unreadable_kb_file_is_one_line(capsys, files, monkeypatch):
 
 def test_a_cases_file_over_the_limit_is_refused_unread(capsys, files, monkeypatch):
     monkeypatch.setattr(cli, "CASES_LIMIT", 2)
-    code, _, err = run(capsys, *AUDIT, "--cases", files / "ints.json")
+    code, _, err = run_en(capsys, *AUDIT, "--cases", files / "ints.json")
     assert code == 2 and "larger than 2 bytes" in err
 
 
@@ -138,7 +143,7 @@ def test_output_replaces_the_file_whole_or_not_at_all(capsys, tmp_path, monkeypa
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", full_disk)
-    code, _, err = run(capsys, "why", "initial", *CHART, "-o", target)
+    code, _, err = run_en(capsys, "why", "initial", *CHART, "-o", target)
     assert code == 2 and "No space left on device" in err and len(err.splitlines()) == 1
     assert target.read_text("utf-8") == "the old answer\n" and sorted(tmp_path.iterdir()) == [target]
 
@@ -148,7 +153,7 @@ def test_output_never_overwrites_a_file_it_reads(capsys, tmp_path):
     mine.write_text(MINE, "utf-8")
     school.write_text('name = "mine"\n', "utf-8")
     for argv in (["--kb", mine, "-o", mine], ["--school", school, "-o", school], ["--kb", mine, "-o", tmp_path / "." / "mine.dl"]):
-        code, _, err = run(capsys, "why", "initial", *CHART, *argv)
+        code, _, err = run_en(capsys, "why", "initial", *CHART, *argv)
         assert code == 2 and "is one of the files read" in err
     assert mine.read_text("utf-8") == MINE and school.read_text("utf-8") == 'name = "mine"\n'
 
@@ -484,7 +489,7 @@ def package_targets() -> list[Path]:
                                   ["audit", "--vs", "default", "--times", "day", "--html"]], ids=["why", "page", "audit"])
 def test_no_file_the_package_ships_is_an_output(capsys, argv, target):
     before = target.read_bytes() if target.exists() else None
-    code, _, err = run(capsys, *argv, target)
+    code, _, err = run_en(capsys, *argv, target)
     assert one_line(code, err) and ("is one of the package's own files" in err or "is one of the files read" in err)
     assert (target.read_bytes() if target.exists() else None) == before
 
@@ -505,7 +510,7 @@ def test_output_refuses_read_only_files_fifos_devices_and_directories(capsys, tm
         os.chmod(target, 0o444)
     elif kind == "FIFO":
         os.mkfifo(target)  # writing would block until a reader came
-    code, _, err = run(capsys, "why", "initial", *CHART, "-o", target)
+    code, _, err = run_en(capsys, "why", "initial", *CHART, "-o", target)
     words = "is read-only; make it writable" if kind == "read-only" else f"is a {kind}, not a regular file"
     assert one_line(code, err) and words in err
     if kind == "read-only":
@@ -516,14 +521,14 @@ def test_a_target_is_refused_before_the_work(capsys, monkeypatch):
     from liuren_logic.domain import audit
 
     monkeypatch.setattr(audit, "compare", lambda *_, **__: pytest.fail("the audit ran before the refusal"))
-    code, _, err = run(capsys, "audit", "--vs", "default", "--times", "day", "--html", "/dev/zero")
+    code, _, err = run_en(capsys, "audit", "--vs", "default", "--times", "day", "--html", "/dev/zero")
     assert one_line(code, err) and "--html: /dev/zero is a device" in err
 
 
 def test_output_refuses_its_own_standard_output(tmp_path):
     printed = tmp_path / "printed.txt"
     printed.write_text("printed before\n", "utf-8")
-    done = shell(f"$liuren why initial {' '.join(CHART)} -o /dev/stdout >> {printed}")
+    done = shell(f"$liuren why initial {' '.join(CHART)} --lang en -o /dev/stdout >> {printed}")
     assert done.returncode == 2 and "is one of this command's standard streams" in done.stderr
     assert printed.read_text("utf-8") == "printed before\n"  # was replaced by the derivation
 
@@ -561,7 +566,7 @@ def fake_prefix(tmp_path, monkeypatch):
 def test_no_installed_file_is_an_output(capsys, fake_prefix, argv, name):
     target = fake_prefix / name
     before = target.read_bytes() if target.exists() else None
-    code, _, err = run(capsys, *argv, target)
+    code, _, err = run_en(capsys, *argv, target)
     assert one_line(code, err) and "is inside" in err and "where Python and its packages are installed" in err
     assert "(or --force)" in err
     assert (target.read_bytes() if target.exists() else None) == before
@@ -574,7 +579,7 @@ def test_site_packages_is_refused_through_a_link(capsys, tmp_path):
     link.symlink_to(Path(networkx.__file__).parent)
     target = link / "liuren-probe.svg"
     try:
-        code, _, err = run(capsys, "why", "initial", *CHART, "--format", "svg", "-o", target)
+        code, _, err = run_en(capsys, "why", "initial", *CHART, "--format", "svg", "-o", target)
         assert one_line(code, err) and "where Python and its packages are installed" in err
     finally:
         leaked = target.exists()
@@ -595,10 +600,10 @@ def test_an_existing_file_of_another_kind_is_refused_unless_forced(capsys, tmp_p
     target.write_bytes(held)
     if held.startswith(b"\x7fELF"):
         os.chmod(target, 0o755)
-    code, _, err = run(capsys, *argv, target)
+    code, _, err = run_en(capsys, *argv, target)
     assert one_line(code, err) and words in err and target.read_bytes() == held
     if "audit" not in argv:  # forced, it is written (the audit's own run is left to the audit's tests)
-        code, _, err = run(capsys, *argv, target, "--force")
+        code, _, err = run_en(capsys, *argv, target, "--force")
         assert code == 0 and target.read_bytes() != held, err
 
 
@@ -666,7 +671,7 @@ def test_an_anonymous_variable_in_a_why_atom_matches_any_value(capsys):
 
 
 def test_teach_quiz_with_standard_input_closed_is_one_line():
-    done = shell("$liuren teach --quiz --seed 1 <&-")
+    done = shell("$liuren teach --quiz --seed 1 --lang en <&-")
     assert done.returncode == 2 and done.stderr == ("liuren: teach --quiz reads its answers from standard input, "
                                                     "which is closed; run it at a terminal or give the answers on "
                                                     "standard input\n")
@@ -729,9 +734,9 @@ def test_pydatalog_refuses_a_users_rules_it_cannot_bound_and_takes_a_users_facts
     product = tmp_path / "product.dl"
     product.write_text("@pred r(a: int, b: int, c: int, d: int).\nr(A, B, C, D) :- branch_index(_, A), "
                        "branch_index(_, B), branch_index(_, C), branch_index(_, D).\n", "utf-8")
-    code, _, err = run(capsys, "cast", *CHART, "--kb", product, "--engine", "pydatalog")
+    code, _, err = run_en(capsys, "cast", *CHART, "--kb", product, "--engine", "pydatalog")
     assert one_line(code, err) and "product.dl: --engine pydatalog takes the shipped rules only" in err
     mine = tmp_path / "mine.dl"
     mine.write_text(MINE, "utf-8")
-    code, out, err = run(capsys, "why", "mine(子)", "--kb", mine, "--engine", "pydatalog", "--ids")
+    code, out, err = run_en(capsys, "why", "mine(子)", "--kb", mine, "--engine", "pydatalog", "--ids")
     assert code == 0 and out.startswith("▪ mine(子)") and "mine.dl:2" in out, err

@@ -150,9 +150,11 @@ def moment(at: str | datetime, tz: str = "Asia/Shanghai", *, longitude: float | 
     lon = _coordinate("longitude", longitude, 180)
     lat = _coordinate("latitude", latitude, 90)
     if hours == "true_solar" and lon is None:
-        raise CalendarError("hours='true_solar' needs a longitude; got longitude=None")
+        raise CalendarError("hours='true_solar' needs a longitude; got longitude=None",
+                            "以真太陽時定時辰，須給經度", "longitude")
     if day_night == "sun" and (lon is None or lat is None):
-        raise CalendarError(f"day_night='sun' needs latitude and longitude; got latitude={lat}, longitude={lon}")
+        raise CalendarError(f"day_night='sun' needs latitude and longitude; got latitude={lat}, longitude={lon}",
+                            "以日出日落分晝夜，須給緯度與經度", "latitude" if lat is None else "longitude")
     local = _localize(at, zone, tz)
     try:
         return _build(local, tz, zone, lon, lat, day_boundary, hours, day_night)
@@ -229,7 +231,8 @@ def _zone(tz: object) -> tzinfo:
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     """Reject an option value that is not one of ``choices``."""
     if value not in choices:
-        raise CalendarError(f"{name} {value!r} is not one of {', '.join(map(repr, choices))}")
+        raise CalendarError(f"{name} {value!r} is not one of {', '.join(map(repr, choices))}",
+                            f"{name} 不可取「{value}」；可取：{'、'.join(choices)}")
 
 
 def _coordinate(name: str, value: object, limit: int) -> float | None:
@@ -287,7 +290,8 @@ def _localize(at: object, zone: tzinfo, tz: str) -> datetime:
     elif isinstance(at, str):
         at = _parse(at)
     elif not isinstance(at, datetime):
-        raise CalendarError(f"cannot read date {at!r}: expected a 'YYYY-MM-DD HH:MM' string or a datetime")
+        raise CalendarError(f"cannot read date {at!r}: expected a 'YYYY-MM-DD HH:MM' string or a datetime",
+                            f"讀不懂日期「{at}」：應為「YYYY-MM-DD HH:MM」", "at")
     try:
         if at.tzinfo is not None and at.utcoffset() is not None:
             return at.astimezone(zone)
@@ -367,7 +371,9 @@ def _chart_day(ordinal: int, wall: datetime, day_boundary: str) -> date:
     """The chart's day; past 9999-12-31 is out of range."""
     if ordinal > date.max.toordinal():
         raise CalendarError(f"{_fmt(wall)} falls on the day after 9999-12-31 under day_boundary "
-                            f"{day_boundary!r}, outside the supported range {_limits()}")
+                            f"{day_boundary!r}, outside the supported range {_limits()}",
+                            f"{_fmt(wall)} 依換日之界 {day_boundary} 落在 9999-12-31 之後，出於可算之範圍 {_limits()}",
+                            "at")
     return date.fromordinal(ordinal)
 
 

@@ -51,14 +51,18 @@ def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
         elsewhere = other_kinds(kb, value, kind) if kind not in ("stem", "branch") else []
         if elsewhere:
             raise InputError(f"{text!r} is not a {kind} but a {' and a '.join(elsewhere)}: "
-                             f"ask {elsewhere[0]} {value}")
+                             f"ask {elsewhere[0]} {value}",
+                             f"「{text}」不是{KINDS_ZH.get(kind, kind)}，而屬 {'、'.join(elsewhere)}：請問 {elsewhere[0]} {value}",
+                             field_named(what))
         near = difflib.get_close_matches(value, [str(k) for k in known], n=3, cutoff=0.3)
         if len(known) > 12 and near:
             raise InputError(f"unknown {kind} {text!r} for {what}; the nearest: {' '.join(near)} "
-                             f"({len(known)} in all)")
+                             f"({len(known)} in all)",
+                             f"無此{KINDS_ZH.get(kind, kind)}「{text}」；最近者：{'、'.join(near)}（共 {len(known)} 個）",
+                             field_named(what))
         shown = "".join(known) if all(len(str(k)) == 1 for k in known) else " ".join(map(str, known[:12]))
         more = f" … ({len(known)} in all)" if len(known) > 12 else ""
-        zh = f"「{text}」非{KINDS_ZH[kind]}：應為{shown}之一" if kind in KINDS_ZH else ""
+        zh = f"「{text}」非{KINDS_ZH.get(kind, kind)}：應為{shown}之一{f'（共 {len(known)} 個）' if more else ''}"
         raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}", zh, field_named(what))
     return value
 
@@ -107,15 +111,18 @@ def parse_atom(kb: Engine, text: str) -> tuple[str, tuple]:
     try:
         module = parse(text.strip().rstrip(".") + ".", "<question>")
     except KBError as error:
-        raise InputError(f"cannot read the atom {text!r}: {error.problems[0].message}") from None
+        raise InputError(f"cannot read the atom {text!r}: {error.problems[0].message}",
+                         f"讀不懂「{text}」：應為一個謂詞式，如 clashes(子, 午)") from None
     if len(module.rules) != 1 or module.rules[0].body:
-        raise InputError(f"cannot read the atom {text!r}: expected one atom such as clashes(子, 午)")
+        raise InputError(f"cannot read the atom {text!r}: expected one atom such as clashes(子, 午)",
+                         f"讀不懂「{text}」：應為一個謂詞式，如 clashes(子, 午)")
     head = module.rules[0].head
     decl = kb.declared(head.pred)
     if decl is None:
-        raise InputError(f"unknown predicate {head.pred!r} in {text!r}")
+        raise InputError(f"unknown predicate {head.pred!r} in {text!r}", f"「{text}」中無此謂詞「{head.pred}」")
     if decl.arity != len(head.args):
-        raise InputError(f"{head.pred} takes {decl.arity} arguments, not {len(head.args)}, in {text!r}")
+        raise InputError(f"{head.pred} takes {decl.arity} arguments, not {len(head.args)}, in {text!r}",
+                         f"「{text}」中 {head.pred} 應有 {decl.arity} 個參數，今有 {len(head.args)} 個")
     args = []
     for (_, kind), arg in zip(decl.params, head.args):
         if hasattr(arg, "value") and isinstance(arg.value, str) and kind in kb.program.kinds:
@@ -127,5 +134,6 @@ def parse_atom(kb: Engine, text: str) -> tuple[str, tuple]:
         elif getattr(arg, "anonymous", False):
             args.append(None)
         else:
-            raise InputError(f"{text!r}: write constants, or _ for any value, not {arg}")
+            raise InputError(f"{text!r}: write constants, or _ for any value, not {arg}",
+                             f"「{text}」：參數須寫定值，或以 _ 代任一值，不可寫 {arg}")
     return head.pred, tuple(args)

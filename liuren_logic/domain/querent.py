@@ -36,7 +36,8 @@ class Given:
         """Refuse a birth after the chart's year (no 虛歲 below 1)."""
         year = chart_year if chart_year is not None else self.chart_year
         if self.birth_year is not None and year is not None and self.birth_year > year:
-            raise InputError(f"born in {self.birth_year}, after the chart's year {year}: no 虛歲 to count")
+            raise InputError(f"born in {self.birth_year}, after the chart's year {year}: no 虛歲 to count",
+                             f"生於 {self.birth_year} 年，晚於課之年 {year}：無虛歲可數", "born")
 
 
 Year = Union[int, str, None]
@@ -49,9 +50,12 @@ GIVEN_BY = {"birth_year": "--born", "birth_pillar": "--born", "sex": "--sex", "l
             "sun_up": "--at", "sun_down": "--at"}
 
 
-def options_giving(relations: Iterable[str]) -> str:
-    """The options that give these input relations, each once: ``--born, --sex``."""
-    return ", ".join(dict.fromkeys(GIVEN_BY.get(r, r) for r in relations))
+def options_giving(relations: Iterable[str], lang: str = "en") -> str:
+    """The options that give these input relations, each once: ``--born, --sex`` (zh: ``--born、--sex``)."""
+    given = ", ".join(dict.fromkeys(GIVEN_BY.get(r, r) for r in relations))
+    if lang != "zh":
+        return given
+    return given.replace(", ", "、").replace(" (or ", "（或 ").replace(")", "）").replace(" or ", " 或 ")
 
 
 def still_needed(missing: Iterable[str], present: Iterable[str]) -> list[str]:
@@ -73,7 +77,8 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
     for role, branch, rival, what in (("本命", natal, born, "born"), ("行年", xingnian, sex, "sex")):
         if branch is not None:
             if rival is not None:
-                raise InputError(f"the {role} {branch} and {what} both given: give one (the {role} follows from {what})")
+                raise InputError(f"the {role} {branch} and {what} both given: give one (the {role} follows from {what})",
+                                 f"{role} {branch} 與 --{what} 只可給其一（{role}由 --{what} 推得）", what)
             value = parse_symbol(kb, branch, "branch", f"the {role}")
             facts.append(("life_given", [role, value], f"given: the {role} {value}"))
             tags.append(f"{role}{value}")

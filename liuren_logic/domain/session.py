@@ -63,7 +63,9 @@ def _shipped_rules_only(kb) -> None:
         if module.path not in shipped and rules:
             raise InputError(f"{module.path}: --engine pydatalog takes the shipped rules only (it cannot be "
                              f"bounded in time and memory); this file holds {len(rules)} rule"
-                             f"{'s' * (len(rules) != 1)}: leave out --engine to run them bounded")
+                             f"{'s' * (len(rules) != 1)}: leave out --engine to run them bounded",
+                             f"{module.path}：--engine pydatalog 只跑本套件所附之規則（它不能限時限量）；此檔有 "
+                             f"{len(rules)} 條規則：不給 --engine，即在限度內跑")
 
 
 def _positive_preds(body) -> Iterable[str]:
@@ -124,7 +126,9 @@ class SessionKB:
 
     def add_fact(self, pred: str, args: Sequence, origin: str = "") -> None:
         raise InputError(f"session.kb is read-only: {pred} facts reach it through a cast "
-                         "(cast(…, month=, year=, born=, sex=) or --kb FILE), so that it and the chart agree")
+                         "(cast(…, month=, year=, born=, sex=) or --kb FILE), so that it and the chart agree",
+                         f"session.kb 唯讀：{pred} 之事實須經起課而入（cast(…, month=, year=, born=, sex=) 或 --kb 檔），"
+                         "令知識庫與課盤一致")
 
 
 class _Asked:
@@ -145,7 +149,8 @@ class Session:
     def __init__(self, school: str = "default", readings: Optional[Mapping[str, str]] = None,
                  extra: Iterable[Path] = (), engine: str = "materialise"):
         if engine not in ENGINES:
-            raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+            raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}",
+                             f"無此引擎「{engine}」；可取：{'、'.join(ENGINES)}", "engine")
         with collection_paused():
             self.loaded = load_school(school, readings, extra)  # the program: rules, arities, origins, checks
             if engine == "materialise":
@@ -234,7 +239,8 @@ class Session:
         readings = self.loaded.school.readings if self.loaded.school else {}
         day_night = "sun" if readings.get("daynight") == "sun" else "fixed"
         if day_night == "sun" and (latitude is None or longitude is None):
-            raise InputError("this school judges day and night by the sun: give --latitude and --longitude")
+            raise InputError("this school judges day and night by the sun: give --latitude and --longitude",
+                             "此門派以日出日落分晝夜：請給 --latitude 與 --longitude", "latitude")
         m = moment(at, tz, longitude=longitude, latitude=latitude,
                    day_boundary=readings.get("day_boundary", "23:00"), hours=readings.get("hours", "civil"),
                    day_night=day_night)
@@ -360,7 +366,8 @@ class Session:
             if value is None:
                 rows = chart.rows(pred)
                 if not rows:
-                    raise InputError(f"chart {chart.id} has no {question}; ask why-not")
+                    raise InputError(f"chart {chart.id} has no {question}; ask why-not",
+                                     f"此課無{self._named(question)}；可問 why-not（何以不是）")
                 value = rows[0][0]
             return pred, (chart.id, value)
         if question.startswith("lesson") and question[6:] in ("1", "2", "3", "4"):
@@ -377,9 +384,22 @@ class Session:
             lacking = self._not_given(chart, question) if value is None and not chart.rows(question) else []
             if lacking:
                 raise InputError(f"chart {chart.id} has no {question}: it rests on what the chart was not given "
-                                 f"({', '.join(lacking)}); give {options_giving(lacking)}")
+                                 f"({', '.join(lacking)}); give {options_giving(lacking)}",
+                                 f"此課無{self._named(question)}：其所據者起課時未給；請給 {options_giving(lacking, 'zh')}")
             return question, (chart.id, value, *[None] * (decl.arity - 2))
-        raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}")
+        raise InputError(f"unknown question {question!r}; ask one of: {', '.join(self.questions())}",
+                         f"無此問「{question}」；可問：{'、'.join(self._names())}、斷（須給 --matter），"
+                         "或課盤之關係帶值（如 general 午、pattern 貴人入獄），或謂詞式（如 clashes(子, 午)）", "q")
+
+    def _names(self) -> list[str]:
+        """The questions by their Chinese names (``question_name``), in the KB's order."""
+        rows = self.base.query("question_name", [None, None]) if "question_name" in self.program.preds else []
+        return list(dict.fromkeys(str(row[0]) for row in rows))
+
+    def _named(self, question: str) -> str:
+        """A question by its Chinese name (``initial`` → 初傳), else as it is."""
+        rows = self.base.query("question_name", [None, question]) if "question_name" in self.program.preds else []
+        return str(rows[0][0]) if rows else question
 
     def question(self, asked: str) -> str:
         """The question a reader's word names: its id by its KB name (``初傳`` → ``initial``,
@@ -415,9 +435,11 @@ class Session:
         asks why not clear, not about the 晴朗 a finding names); else a row with a word they contain
         (女尸); else the verdict ``value``, which does not hold."""
         if not chart.rows("matter"):
-            raise InputError(f"chart {chart.id} has no 斷: cast it with --matter")
+            raise InputError(f"chart {chart.id} has no 斷: cast it with --matter", "此課無斷：起課時請給 --matter（所占之事）",
+                             "matter")
         if not value:
-            raise InputError("斷 needs what is asked about: a verdict, a finding or an 應期, e.g. 斷 不正之神")
+            raise InputError("斷 needs what is asked about: a verdict, a finding or an 應期, e.g. 斷 不正之神",
+                             "斷須給所問之事：斷語、所見或應期，如 斷 不正之神", "value")
         rows = [("verdict", r, r[:1]) for r in chart.rows("verdict")] + \
                [("finding", r, r[1:2]) for r in chart.rows("finding")] + [("timing", r, r) for r in chart.rows("timing")]
         wanted = traditional(str(value).strip())

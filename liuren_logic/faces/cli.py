@@ -403,7 +403,8 @@ def cmd_why(args, negative: bool = False) -> int:
     graph_type = Digraph if fmt == "text" else None  # a tree printed needs no networkx (its import costs 0.2 s)
     if negative:
         if args.value is None and "(" not in args.question:
-            raise InputError(f"why-not {args.question} needs the value asked about, e.g. why-not initial 丑")
+            raise InputError(f"why-not {args.question} needs the value asked about, e.g. why-not initial 丑",
+                             f"why-not {args.question} 須給所問之值，如 why-not initial 丑")
         graph = session.why_not(chart, args.question, args.value, graph_type=graph_type)
     else:
         graph = session.why(chart, args.question, args.value, graph_type=graph_type)
@@ -474,7 +475,7 @@ def _write(data: "str | bytes | Iterable[str]", args, sessions=(), what: str = "
     output = getattr(args, "output", None)
     if isinstance(data, bytes):
         if output is None and sys.stdout.isatty():
-            raise InputError("that output is binary: give --output FILE")
+            raise InputError("that output is binary: give --output FILE", "此輸出為二進位資料，不宜印於終端：請給 --output 檔名")
     else:
         data = _printable_pieces([data] if isinstance(data, str) else data, getattr(args, "simplified", False),
                                  newline=output is None)
@@ -520,12 +521,14 @@ def cmd_teach(args) -> int:
 
         chart = _chart(session, args, required=False)
         if chart is not None and args.method:
-            raise InputError("give either a chart or --method to draw charts by, not both")
+            raise InputError("give either a chart or --method to draw charts by, not both",
+                             "課盤與 --method（依某法抽課）只可給其一")
         if args.rounds < 1:
-            raise InputError(f"--rounds {args.rounds}: give at least 1")
+            raise InputError(f"--rounds {args.rounds}: give at least 1", f"--rounds 至少為 1，「{args.rounds}」不可")
         if sys.stdin is None:  # started with it closed (<&-): input() would fail at the first question
             raise InputError("teach --quiz reads its answers from standard input, which is closed; "
-                             "run it at a terminal or give the answers on standard input")
+                             "run it at a terminal or give the answers on standard input",
+                             "teach --quiz 從標準輸入讀答案，而標準輸入已關閉；請在終端執行，或由標準輸入給答案")
         run(session, args.lang, input, lambda text: _emit(text, args), chart, args.rounds, args.method, args.seed,
             args.keti)
         return 0
@@ -620,7 +623,8 @@ def cmd_audit(args) -> int:
     if args.against is not None or (args.cases is not None and args.vs is None):
         return _audit_evidence(args)
     if args.vs is None:
-        raise InputError("missing --vs (the other reading), or give --cases or --against to weigh every reading")
+        raise InputError("missing --vs (the other reading), or give --cases or --against to weigh every reading",
+                         "缺 --vs（所比之另一說）；或給 --cases、--against 以衡量每一說")
     base = _session(args)
     if "=" in args.vs:
         other = _session(args, readings={**parse_readings(args.reading), **parse_readings(args.vs)})
@@ -631,10 +635,11 @@ def cmd_audit(args) -> int:
     only = [name.strip() for name in args.only.split(",")] if args.only else []
     unknown = [name for name in only if name not in A.CONCLUSIONS]
     if unknown:
-        raise InputError(f"--only {','.join(unknown)}: the conclusions are {', '.join(A.CONCLUSIONS)}")
+        raise InputError(f"--only {','.join(unknown)}: the conclusions are {', '.join(A.CONCLUSIONS)}",
+                         f"--only 無此結論：{'、'.join(unknown)}；可取：{'、'.join(A.CONCLUSIONS)}")
     if args.start or args.stop:
         if not (args.start and args.stop):
-            raise InputError("give both --from and --to")
+            raise InputError("give both --from and --to", "--from 與 --to 須並給")
         when = A.moments(args.start, args.stop, args.step)
         inputs_of = lambda s: (s.dated_input(m, args.tz) for m in when)  # noqa: E731  (one at a time: audit.compare)
     else:
@@ -709,13 +714,16 @@ def _json_list(path: Path, option: str) -> list:
     try:
         found = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as error:
-        raise InputError(f"{option} {path}: byte {error.start} is not UTF-8 text") from None
+        raise InputError(f"{option} {path}: byte {error.start} is not UTF-8 text",
+                         f"{option} 之 {path} 第 {error.start} 字節不是 UTF-8 文字") from None
     except json.JSONDecodeError as error:
-        raise InputError(f"{option} {path}:{error.lineno}:{error.colno}: {error.msg}") from None
+        raise InputError(f"{option} {path}:{error.lineno}:{error.colno}: {error.msg}",
+                         f"{option} 之 {path}:{error.lineno}:{error.colno} 不合 JSON 格式") from None
     except (ValueError, RecursionError):
-        raise InputError(f"{option} {path}: a number too long or lists nested too deep") from None
+        raise InputError(f"{option} {path}: a number too long or lists nested too deep",
+                         f"{option} 之 {path} 有數過長，或列表套疊過深") from None
     if not isinstance(found, list):
-        raise InputError(f"{option} {path}: expected a JSON list")
+        raise InputError(f"{option} {path}: expected a JSON list", f"{option} 之 {path} 應為 JSON 列表（list）")
     return found
 
 
@@ -744,7 +752,7 @@ def _audit_evidence(args) -> int:
     from ..explain import evidence_view as V
 
     if args.against is not None and args.cases is not None:
-        raise InputError("give --cases or --against, not both")
+        raise InputError("give --cases or --against, not both", "--cases 與 --against 只可給其一")
     session = _session(args)
     if args.against is not None:
         agreed, differences = E.against(session, _json_list(args.against, "--against"))
@@ -801,7 +809,7 @@ def cmd_kb_show(args) -> int:
         lines += [f"{fact}  % {fact.pos.path}:{fact.pos.line}" for fact in session.kb.program.facts
                   if fact.head.pred == args.pred]
         if args.pred not in session.kb.program.preds:
-            raise InputError(f"unknown predicate {args.pred!r}")
+            raise InputError(f"unknown predicate {args.pred!r}", f"無此謂詞「{args.pred}」")
     _emit("\n".join(lines), args)
     return 0
 
@@ -947,19 +955,20 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     _tolerant(sys.stderr)
     given = sys.argv[1:] if argv is None else list(argv)
     reader = _reader(given)  # until the command line is parsed (argparse's own errors)
+    options: set[str] = set()  # the command's options, once parsed
     try:
-        args = build_parser(given[0] if given and given[0] in COMMANDS else None).parse_args(given)
+        parser = build_parser(given[0] if given and given[0] in COMMANDS else None)
+        args = parser.parse_args(given)
         args.freeze = freeze
         reader = getattr(args, "lang", "zh"), getattr(args, "simplified", False)
+        options = {option for action in subcommand(parser, args.command)._actions for option in action.option_strings}
         with showing_ids(getattr(args, "ids", False)):
             return _dispatch(args)
     except KBError as error:
         _say(str(error))
         return 2
     except LiurenError as error:
-        lang, simplify = reader
-        said = error.said(lang) if isinstance(error, InputError) else str(error)
-        _say(_cut(f"liuren: {simplified(said) if simplify else said}"))
+        _say(_cut(f"liuren: {_said(error, *reader, options)}"))
         return 2
     except KeyboardInterrupt:
         _say("liuren: interrupted")
@@ -967,6 +976,17 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
         _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
+
+
+def _said(error: Exception, lang: str, simplify: bool, options: set[str]) -> str:
+    """An error in ``lang`` (simplified when asked); in Chinese, an input error about one of the
+    command's options that does not name it is led by it (``--jiang：「X」非地支…``), as the app
+    leads it by the field's label."""
+    said = error.said(lang) if isinstance(error, InputError) else str(error)
+    flag = f"--{getattr(error, 'field', '')}"
+    if lang == "zh" and getattr(error, "zh", "") and flag in options and flag not in said:
+        said = f"{flag}：{said}"
+    return simplified(said) if simplify else said
 
 
 def _reader(given: Sequence[str]) -> tuple[str, bool]:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Iterable, Optional
 
-from ..domain.errors import InputError
+from ..domain.errors import FILE_KINDS_ZH, InputError, refused_zh
 from ..domain.school import file_kind
 
 
@@ -26,19 +26,22 @@ def read_regular(path: Path, what: str, limit: int) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once instead of waiting for a writer
     except OSError as error:
-        raise InputError(f"{what}: cannot read {path}: {error.strerror}") from None
+        raise InputError(f"{what}: cannot read {path}: {error.strerror}",
+                         f"{what} 讀不了 {path}：{refused_zh(error)}") from None
     try:
         kind = file_kind(os.fstat(fd).st_mode)
         if kind != "a regular file":
-            raise InputError(f"{what}: {path} is not a regular file but {kind}")
+            raise InputError(f"{what}: {path} is not a regular file but {kind}",
+                             f"{what} 之 {path} 不是一般檔案，而是{FILE_KINDS_ZH[kind]}")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(limit + 1)
     except OSError as error:  # a disk error while reading
-        raise InputError(f"{what}: cannot read {path}: {error.strerror or error}") from None
+        raise InputError(f"{what}: cannot read {path}: {error.strerror or error}",
+                         f"{what} 讀不了 {path}：{refused_zh(error)}") from None
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise InputError(f"{what}: {path} is larger than {limit:,} bytes")
+        raise InputError(f"{what}: {path} is larger than {limit:,} bytes", f"{what} 之 {path} 大於 {limit:,} 字節")
     return data
 
 
@@ -50,7 +53,8 @@ def write_replacing(path: Path, data: "bytes | Iterable[bytes]", inputs: Iterabl
     try:
         _replace(target, data, stat.S_IMODE(info.st_mode) if info else _default_mode())
     except OSError as error:
-        raise InputError(f"{what}: cannot write {path}: {error.strerror or error}") from None
+        raise InputError(f"{what}: cannot write {path}: {error.strerror or error}",
+                         f"{what} 寫不了 {path}：{refused_zh(error)}") from None
 
 
 def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output", kind: Optional[str] = None,
@@ -64,29 +68,38 @@ def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output"
     target = os.path.realpath(path)
     for source in inputs:
         if _same(target, source):
-            raise InputError(f"{what}: {path} is one of the files read; give another file")
+            raise InputError(f"{what}: {path} is one of the files read; give another file",
+                             f"{what} 之 {path} 是本命令所讀之檔，請另給一檔")
     if any(_within(target, folder) for folder in shipped()):
-        raise InputError(f"{what}: {path} is one of the package's own files; give another file")
+        raise InputError(f"{what}: {path} is one of the package's own files; give another file",
+                         f"{what} 之 {path} 是本套件自己的檔案，請另給一檔")
     installed = next((folder for folder in installed_folders() if _within(target, folder)), None)
     if installed is not None and not force:
         raise InputError(f"{what}: {path} is inside {installed}, where Python and its packages are installed; "
-                         "give another file (or --force)")
+                         "give another file (or --force)",
+                         f"{what} 之 {path} 在 {installed} 之內，是 Python 及其套件安裝之處；請另給一檔（或加 --force）")
     try:
         info = os.stat(path)  # what the name leads to (/dev/stdout: a FIFO or a terminal)
     except (OSError, ValueError):
         return target, None
     if _standard_stream(info):
-        raise InputError(f"{what}: {path} is one of this command's standard streams; leave out {what} to print")
+        raise InputError(f"{what}: {path} is one of this command's standard streams; leave out {what} to print",
+                         f"{what} 之 {path} 是本命令的標準輸出入；要印出，不給 {what} 即可")
     if not stat.S_ISREG(info.st_mode):
-        raise InputError(f"{what}: {path} is {file_kind(info.st_mode)}, not a regular file; give a file to write")
+        raise InputError(f"{what}: {path} is {file_kind(info.st_mode)}, not a regular file; give a file to write",
+                         f"{what} 之 {path} 是{FILE_KINDS_ZH[file_kind(info.st_mode)]}，不是一般檔案；請給一個可寫的檔案")
     if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(target, os.W_OK):
-        raise InputError(f"{what}: {path} is read-only; make it writable or give another file")
+        raise InputError(f"{what}: {path} is read-only; make it writable or give another file",
+                         f"{what} 之 {path} 唯讀；請令其可寫，或另給一檔")
     if not force and stat.S_IMODE(info.st_mode) & 0o111:
-        raise InputError(f"{what}: {path} is an executable; give another file (or --force)")
+        raise InputError(f"{what}: {path} is an executable; give another file (or --force)",
+                         f"{what} 之 {path} 是可執行檔；請另給一檔（或加 --force）")
     found = sniffed(target) if kind is not None and not force else kind
     if found not in (kind, "empty"):
         raise InputError(f"{what}: {path} holds {KIND_NAMES.get(found, found)}, not {KIND_NAMES[kind]}; "
-                         "give another file (or --force)")
+                         "give another file (or --force)",
+                         f"{what} 之 {path} 所存是{KIND_NAMES_ZH.get(found, found)}，不是{KIND_NAMES_ZH[kind]}；"
+                         "請另給一檔（或加 --force）")
     return target, info
 
 
@@ -94,6 +107,9 @@ def check_target(path: Path, inputs: Iterable[Path] = (), what: str = "--output"
 KIND_NAMES = {"text": "text", "json": "JSON", "graphml": "GraphML", "dot": "a Graphviz graph", "svg": "an SVG picture",
               "png": "a PNG picture", "html": "an HTML page", "pdf": "a PDF document", "xml": "other XML",
               "program": "a program", "archive": "an archive", "binary": "binary data"}
+KIND_NAMES_ZH = {"text": "文字", "json": "JSON", "graphml": "GraphML", "dot": "Graphviz 圖", "svg": "SVG 圖",
+                 "png": "PNG 圖", "html": "HTML 網頁", "pdf": "PDF 文件", "xml": "他種 XML", "program": "程式",
+                 "archive": "壓縮檔", "binary": "二進位資料"}
 # The first bytes that say what a file is, whatever its name.
 _MAGIC = ((b"\x89PNG\r\n\x1a\n", "png"), (b"%PDF-", "pdf"), (b"\x7fELF", "program"), (b"MZ", "program"),
           (b"#!", "program"), (b"\xca\xfe\xba\xbe", "program"), (b"\xcf\xfa\xed\xfe", "program"),
