@@ -86,7 +86,7 @@ def test_an_unreadable_kb_file_is_one_line(capsys, files, monkeypatch):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(Path, "read_bytes", denied)
-    code, _, err = run(capsys, "kb", "check", "--alone", files / "mine.dl")
+    code, _, err = run_en(capsys, "kb", "check", "--alone", files / "mine.dl")
     assert code == 2 and err == f"liuren: cannot read KB file {files}/mine.dl: Permission denied\n"
 
 
@@ -327,7 +327,7 @@ def test_an_unreadable_folder_is_one_line(capsys, tmp_path, monkeypatch, option)
     argv = {"--kb": ["cast", *CHART, "--kb", denied / "x.dl"], "--school": ["cast", *CHART, "--school", denied / "x.toml"],
             "--reading": ["cast", *CHART, "--reading", f"punishment={denied}/x.dl"],
             "--vs": [AUDIT[0], "--vs", denied / "x.toml"], "kb check": ["kb", "check", denied / "x.dl"]}[option]
-    code, _, err = run(capsys, *argv)
+    code, _, err = run_en(capsys, *argv)
     assert one_line(code, err) and f"cannot read {denied}/x." in err and "Permission denied" in err
 
 
@@ -337,7 +337,7 @@ def test_an_unreadable_school_file_is_one_line(capsys, tmp_path, monkeypatch):
     real = Path.read_bytes
     monkeypatch.setattr(Path, "read_bytes", lambda path: (_ for _ in ()).throw(PermissionError(13, "Permission denied"))
                         if path == school else real(path))
-    code, _, err = run(capsys, "cast", *CHART, "--school", school)
+    code, _, err = run_en(capsys, "cast", *CHART, "--school", school)
     assert one_line(code, err) and err == f"liuren: cannot read the school file {school}: Permission denied\n"
 
 
@@ -345,7 +345,7 @@ def test_a_school_including_a_missing_folder_names_it(capsys, tmp_path):
     school = tmp_path / "mine.toml"
     for folder in ("nosuch", "../../core", "schools"):
         school.write_text(f'name = "mine"\ninclude = ["core", "{folder}"]\n', "utf-8")
-        code, _, err = run(capsys, "cast", *CHART, "--school", school)
+        code, _, err = run_en(capsys, "cast", *CHART, "--school", school)
         assert one_line(code, err) and f"school mine: include names '{folder}', which is no KB folder (folders: bifa," in err
 
 
@@ -716,7 +716,7 @@ def test_a_kb_file_past_its_size_is_refused_unread(capsys, tmp_path, monkeypatch
     facts.write_text("@pred e(x: int).\n" + "".join(f"e({i}).\n" for i in range(3000)), "utf-8")
     monkeypatch.setattr(school, "MAX_KB_FILE", 10_000)
     monkeypatch.setattr(Path, "read_bytes", lambda path: pytest.fail(f"{path} was read"))
-    code, _, err = run(capsys, "kb", "check", "--alone", facts)
+    code, _, err = run_en(capsys, "kb", "check", "--alone", facts)
     assert one_line(code, err) and "facts.dl is larger than 10,000 bytes, the limit of one KB file" in err
 
 
@@ -726,7 +726,7 @@ def test_the_kb_files_together_are_bounded(capsys, tmp_path, monkeypatch):
     monkeypatch.setattr(school, "MAX_KB_TOTAL", 1_000)
     mine = tmp_path / "mine.dl"
     mine.write_text(MINE, "utf-8")
-    code, _, err = run(capsys, "cast", *CHART, "--kb", mine)
+    code, _, err = run_en(capsys, "cast", *CHART, "--kb", mine)
     assert one_line(code, err) and "the KB files read together pass 1,000 bytes, the limit of one knowledge base" in err
 
 

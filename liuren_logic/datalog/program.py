@@ -84,17 +84,19 @@ class KnowledgeBase:
         """An :class:`InputError` unless ``pred`` is declared ``input`` (takes facts at run time)."""
         decl = self.program.preds.get(pred)
         if decl is None or not decl.input:
-            raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time")
+            raise InputError(f"{pred} is not an input relation: only relations declared 'input' take facts at run time",
+                             f"{pred} 不是輸入關係：唯宣告為 input 之關係，可於執行時給事實")
 
     def check_query(self, pred: str, pattern: Pattern) -> None:
         """An :class:`InputError` unless ``pred`` is a relation that takes as many arguments as ``pattern``."""
         arity = self.arity.get(pred)
         if arity is None:
-            raise InputError(f"unknown relation {pred!r}")
+            raise InputError(f"unknown relation {pred!r}", f"無此關係「{pred}」")
         if arity != len(pattern):
             decl = self.program.preds.get(pred)
             names = f" ({', '.join(a for a, _ in decl.params)})" if decl else ""
-            raise InputError(f"{pred} takes {arity} argument{'s' * (arity != 1)}{names}, not {len(pattern)}")
+            raise InputError(f"{pred} takes {arity} argument{'s' * (arity != 1)}{names}, not {len(pattern)}",
+                             f"{pred} 應有 {arity} 個參數{names}，今有 {len(pattern)} 個")
 
     def declared(self, pred: str) -> Optional[S.PredDecl]:
         return self.program.preds.get(pred)

@@ -143,19 +143,25 @@ def moments(start: str, stop: str, step: str) -> list[datetime]:
     try:
         delta = timedelta(**{units[step[-1]]: float(step[:-1])})
     except (KeyError, ValueError, IndexError, OverflowError):
-        raise InputError(f"--step {step!r}: expected a step like 2h, 30m or 1d") from None
+        raise InputError(f"--step {step!r}: expected a step like 2h, 30m or 1d",
+                         f"--step 讀不懂「{step}」：應如 2h、30m 或 1d", "step") from None
     try:
         first, last = (datetime.fromisoformat(t.replace(" ", "T")) for t in (start, stop))
     except ValueError:
-        raise InputError(f"--from/--to {start!r} … {stop!r}: expected date-times like 2024-01-01 12:00") from None
+        raise InputError(f"--from/--to {start!r} … {stop!r}: expected date-times like 2024-01-01 12:00",
+                         f"--from/--to 讀不懂「{start}」…「{stop}」：應如 2024-01-01 12:00") from None
     if (first.tzinfo is None) != (last.tzinfo is None):
-        raise InputError(f"--from/--to {start!r} … {stop!r}: give a UTC offset on both or on neither")
+        raise InputError(f"--from/--to {start!r} … {stop!r}: give a UTC offset on both or on neither",
+                         f"--from/--to「{start}」…「{stop}」：與 UTC 之差，兩端都給或都不給")
     if delta <= timedelta(0) or last < first:
-        raise InputError(f"the range {start} … {stop} every {step} is empty")
+        raise InputError(f"the range {start} … {stop} every {step} is empty",
+                         f"自 {start} 至 {stop} 每 {step} 一課，一課也沒有")
     count = int((last - first) / delta) + 1
     if count > MAX_MOMENTS:
         raise InputError(f"{count} moments is too many for one audit (at most {MAX_MOMENTS}: "
-                         f"about {round(MAX_MOMENTS * SECONDS_PER_MOMENT)} s and 500 MB)")
+                         f"about {round(MAX_MOMENTS * SECONDS_PER_MOMENT)} s and 500 MB)",
+                         f"{count} 個時刻，一次審核太多（至多 {MAX_MOMENTS} 個：約 "
+                         f"{round(MAX_MOMENTS * SECONDS_PER_MOMENT)} 秒、500 MB）")
     return [first + i * delta for i in range(count)]
 
 
@@ -227,14 +233,15 @@ def explain(a: Session, b: Session, chart_id: str, question: str = "initial") ->
     for session, other in ((a, b), (b, a)):
         chart, twin = session.chart(chart_id), other.chart(chart_id)
         if chart is None or twin is None:
-            raise InputError(f"chart {chart_id!r} was not cast in this audit")
+            raise InputError(f"chart {chart_id!r} was not cast in this audit", f"此次審核未起「{chart_id}」此課", "explain")
         try:
             graphs[session.name] = session.why(chart, question)
         except (InputError, NotDerivable):
             theirs = twin.rows(_RELATION.get(question, question))
             value = theirs[0][0] if theirs else None
             if value is None:
-                raise InputError(f"neither reading derives {question} for {chart_id}") from None
+                raise InputError(f"neither reading derives {question} for {chart_id}",
+                                 f"兩說皆推不出 {chart_id} 之 {question}") from None
             try:
                 graphs[session.name] = session.why_not(chart, question, value)
             except Derivable:
@@ -261,18 +268,21 @@ def follows(sessions: Sequence[Session], cases: Sequence[dict]) -> list[CaseVerd
     verdicts = []
     for number, case in enumerate(cases, 1):
         if not isinstance(case, dict):
-            raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan")
+            raise InputError(f"case {number}: expected an object with day, yuejiang, hour and sanchuan",
+                             f"第 {number} 例應為一個物件，含 day、yuejiang、hour 與 sanchuan")
         for name in CASE_FIELDS:
             value = case.get(name)
             if not (isinstance(value, str) or name == "sanchuan" and isinstance(value, list)
                     and all(isinstance(v, str) for v in value)):
-                raise InputError(f"case {case.get('seq', number)!s:.40}: {name} is missing or not text")
+                raise InputError(f"case {case.get('seq', number)!s:.40}: {name} is missing or not text",
+                                 f"第 {case.get('seq', number)!s:.40} 例：{name} 缺，或不是文字")
         day, jiang, hour, book = (case[name] for name in CASE_FIELDS)
         book = "".join(book)
         try:
             charts = {s.name: s.cast(day, jiang, hour) for s in sessions}
         except InputError as error:
-            raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
+            raise InputError(f"case {case.get('seq', number)!s:.40}: {error}",
+                             f"第 {case.get('seq', number)!s:.40} 例：{error.said('zh')}") from None
         answers = {name: chart.sanchuan for name, chart in charts.items()}
         for chart in charts.values():  # read: let go, so that memory does not grow with the cases
             chart.session.forget([chart.id])

@@ -41,7 +41,8 @@ class CalendarError(InputError):
 _REFUSED_ZH = {errno.ENOENT: "無此檔案", errno.EACCES: "無權存取", errno.EPERM: "不許此操作",
                errno.EISDIR: "此為資料夾", errno.ENOTDIR: "路徑中有一段不是資料夾", errno.ENOSPC: "磁碟已滿",
                errno.EROFS: "檔案系統唯讀", errno.ENAMETOOLONG: "名稱過長", errno.ELOOP: "符號連結繞圈",
-               errno.EIO: "讀寫出錯", errno.EDQUOT: "超出磁碟配額", errno.EBUSY: "正被佔用"}
+               errno.EIO: "讀寫出錯", errno.EDQUOT: "超出磁碟配額", errno.EBUSY: "正被佔用",
+               errno.EADDRINUSE: "此位址已被佔用", errno.EADDRNOTAVAIL: "此位址不可用"}
 # What a file's mode says it is (school.file_kind's words), in Chinese.
 FILE_KINDS_ZH = {"a regular file": "一般檔案", "a directory": "資料夾", "a FIFO": "具名管道（FIFO）",
                  "a device": "裝置", "a socket": "通訊端（socket）", "some other kind of file": "他類檔案"}

@@ -63,12 +63,14 @@ def _case_input(session, number: int, case) -> tuple[str, object]:
     if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("day", "yuejiang", "hour")) \
             or not (isinstance(book, str) or isinstance(book, list) and all(isinstance(b, str) for b in book)):
         raise InputError(f"case {number}: expected an object with day, yuejiang, hour (text) and sanchuan "
-                         "(text, or a list of text)")
+                         "(text, or a list of text)",
+                         f"第 {number} 例應為一個物件，含 day、yuejiang、hour（文字）與 sanchuan（文字或文字之列表）")
     label = f"{case.get('seq', number)} {case['day']} {case['yuejiang']}將{case['hour']}時"
     try:
         return label, session.chart_input(case["day"], case["yuejiang"], case["hour"])
     except InputError as error:
-        raise InputError(f"case {case.get('seq', number)!s:.40}: {error}") from None
+        raise InputError(f"case {case.get('seq', number)!s:.40}: {error}",
+                         f"第 {case.get('seq', number)!s:.40} 例：{error.said('zh')}") from None
 
 
 BATCH = 240  # cases or answers cast together; each batch's charts are let go before the next is cast
@@ -149,44 +151,49 @@ class Difference:
 def _answer_input(session, number: int, entry):
     """The chart an answer names and the fields it states; a bad answer is one InputError naming it and the field."""
     if not isinstance(entry, dict):
-        raise InputError(f"answer {number}: expected an object with day, and jiang and hour or offset")
+        raise InputError(f"answer {number}: expected an object with day, and jiang and hour or offset",
+                         f"第 {number} 答應為一個物件，含 day，及 jiang 與 hour 或 offset")
     if not isinstance(entry.get("day"), str):
-        raise InputError(f"answer {number}: day is missing or not text")
-    where = f"answer {number} ({entry['day']:.40})"
+        raise InputError(f"answer {number}: day is missing or not text", f"第 {number} 答：day 缺，或不是文字")
+    where = f"answer {number} ({entry['day']:.40})", f"第 {number} 答（{entry['day']:.40}）"
     stated = {k: _answer_field(session, where, k, entry[k]) for k in ANSWER_FIELDS if entry.get(k) is not None}
     if not stated:
-        raise InputError(f"answer {number}: give the caster's sanchuan, method or noble (as text)")
+        raise InputError(f"answer {number}: give the caster's sanchuan, method or noble (as text)",
+                         f"第 {number} 答：須給起課者之 sanchuan、method 或 noble（文字）")
     night = entry.get("night", False)
     if not isinstance(night, bool):
-        raise InputError(f"{where}: night {_shown(night)} is not true or false")
+        raise InputError(f"{where[0]}: night {_shown(night)} is not true or false",
+                         f"{where[1]}：night {_shown(night)} 應為 true 或 false")
     try:
         if "offset" in entry:
             if isinstance(entry["offset"], bool):
-                raise InputError(f"offset {entry['offset']!r} is not a whole number from 0 to 11")
+                raise InputError(f"offset {entry['offset']!r} is not a whole number from 0 to 11",
+                                 f"offset {entry['offset']!r} 應為 0 至 11 之整數")
             chart = session.offset_input(entry["day"], entry["offset"], daytime=not night)
         elif isinstance(entry.get("jiang"), str) and isinstance(entry.get("hour"), str):
             chart = session.chart_input(entry["day"], entry["jiang"], entry["hour"])
         else:
-            raise InputError("give jiang and hour, or offset")
+            raise InputError("give jiang and hour, or offset", "須給 jiang 與 hour，或 offset")
     except InputError as error:
-        raise InputError(f"{where}: {error}") from None
+        raise InputError(f"{where[0]}: {error}", f"{where[1]}：{error.said('zh')}") from None
     return chart, stated
 
 
-def _answer_field(session, where: str, key: str, value) -> str:
+def _answer_field(session, where: tuple[str, str], key: str, value) -> str:
     """One stated field as the KB writes it: sanchuan three branches (as text or a list), method one of
     the nine, noble a branch; each branch or method as the CLI reads it (simplified, a branch's name)."""
     if key == "sanchuan":
         parts = list(value) if isinstance(value, (str, list)) else [value]
-        count, wanted = 3, "three branches, as text or a list"
+        count, wanted, wanted_zh = 3, "three branches, as text or a list", "三個地支（文字或列表）"
     else:
-        parts, count, wanted = [value], 1, "text"
+        parts, count, wanted, wanted_zh = [value], 1, "text", "文字"
     if len(parts) != count or not all(isinstance(v, str) for v in parts):
-        raise InputError(f"{where}: {key} {_shown(value)} is not {wanted}")
+        raise InputError(f"{where[0]}: {key} {_shown(value)} is not {wanted}",
+                         f"{where[1]}：{key} {_shown(value)} 應為{wanted_zh}")
     try:
         return "".join(parse_symbol(session.base, v, "method" if key == "method" else "branch", key) for v in parts)
     except InputError as error:
-        raise InputError(f"{where}: {error}") from None
+        raise InputError(f"{where[0]}: {error}", f"{where[1]}：{error.said('zh')}") from None
 
 
 def _shown(value) -> str:

@@ -26,7 +26,7 @@ SUFFIXES = {"the day": "日", "the hour": "時", "the 月將": "將"}
 # What a value is read for → the input (option) that gives it, named by an error.
 FIELDS = {"the day": "day", "the 月將": "jiang", "the hour": "hour", "the month": "month", "the year": "year",
           "the birth year": "born"}
-KINDS_ZH = {"stem": "天干", "branch": "地支"}
+KINDS_ZH = {"stem": "天干", "branch": "地支", "method": "定法"}
 
 
 def field_named(what: str) -> str:

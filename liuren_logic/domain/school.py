@@ -26,7 +26,7 @@ from typing import Iterable, Mapping
 from ..datalog import cache
 from ..datalog import snapshot
 from ..datalog.program import KnowledgeBase
-from .errors import InputError, KBError
+from .errors import FILE_KINDS_ZH, InputError, KBError, refused_zh
 
 
 _schools: dict[str, dict] = {}  # entry name → a school file's data (_school_data)
@@ -64,7 +64,9 @@ class School:
         for folder in self.include:
             if folder not in folders:
                 raise InputError(f"school {self.name}: include names {folder!r}, which is no KB folder "
-                                 f"(folders: {', '.join(folders)})")
+                                 f"(folders: {', '.join(folders)})",
+                                 f"門派 {self.name} 之 include 所列「{folder}」不是 KB 資料夾（資料夾有：{'、'.join(folders)}）",
+                                 "school")
             paths += sorted((root / folder).rglob("*.dl"))
         for topic, reading in sorted(self.readings.items()):
             if topic not in CALENDAR_READINGS:
@@ -75,7 +77,8 @@ class School:
         readings = dict(self.readings)
         for topic, reading in overrides.items():
             if topic not in readings:
-                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(sorted(readings))}")
+                raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(sorted(readings))}",
+                                 f"無此題「{topic}」；諸題為：{'、'.join(sorted(readings))}", "reading")
             readings[topic] = reading
         name = self.name + "".join(f"+{t}={r}" for t, r in sorted(overrides.items()) if self.readings[t] != r)
         return School(name, self.include, readings, self.labels, self.defaulted)
@@ -119,17 +122,20 @@ def read_school(name_or_path: str) -> School:
         path = kb_root() / "schools" / f"{name_or_path}.toml"
     if not is_file(path, "school file"):
         known = ", ".join(sorted(p.stem for p in (kb_root() / "schools").glob("*.toml")))
-        raise InputError(f"no school {name_or_path!r} (known: {known}; or give a .toml path)")
+        raise InputError(f"no school {name_or_path!r} (known: {known}; or give a .toml path)",
+                         f"無此門派「{name_or_path}」（已知：{known.replace(', ', '、')}；或給一個 .toml 檔）", "school")
     data = _school_data(path)
     readings = data.get("readings", {})
     if isinstance(readings, dict):  # a user's reading file is named relative to the school file
         readings = {t: os.path.realpath(path.parent / r) if isinstance(r, str) and r.endswith(".dl") else r
                     for t, r in readings.items()}
     if not isinstance(readings, dict) or not all(isinstance(v, str) for v in readings.values()):
-        raise InputError(f"{path}: [readings] must map topics to reading names")
+        raise InputError(f"{path}: [readings] must map topics to reading names",
+                         f"{path}：[readings] 須以各題對其讀法之名", "school")
     include = data.get("include", [])
     if not isinstance(include, list) or not all(isinstance(v, str) for v in include):
-        raise InputError(f"{path}: include must be a list of KB folder names")
+        raise InputError(f"{path}: include must be a list of KB folder names", f"{path}：include 須為 KB 資料夾名之列表",
+                         "school")
     school = School(str(data.get("name", path.stem)), tuple(include), dict(readings),
                     {k: str(data[k]) for k in ("zh", "en", "zh_short", "en_short") if k in data})
     default = kb_root() / "schools" / f"{DEFAULT}.toml"
@@ -142,7 +148,8 @@ def _school_data(path: Path) -> dict:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise InputError(f"cannot read the school file {path}: {error.strerror or error}") from None
+        raise InputError(f"cannot read the school file {path}: {error.strerror or error}",
+                         f"讀不了門派檔 {path}：{refused_zh(error)}", "school") from None
     name = cache.entry_name(b"school file", data)
     if name not in _schools:  # read only: read_school builds its own objects from it
         _schools[name] = cache.entry(name, lambda: _parse_toml(path, data), cache.dumps, json.loads)
@@ -155,7 +162,8 @@ def _parse_toml(path: Path, data: bytes) -> dict:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: not a valid school file: {error}") from None
+        raise InputError(f"{path}: not a valid school file: {error}",
+                         f"{path} 不是有效的門派檔（TOML 格式有誤，或非 UTF-8 文字）", "school") from None
 
 
 @lru_cache(maxsize=1)
@@ -173,7 +181,8 @@ def parse_readings(text: str) -> dict[str, str]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         topic, sep, reading = part.partition("=")
         if not sep or not topic or not reading:
-            raise InputError(f"cannot read {part!r}: expected topic=reading, e.g. punishment=seed000")
+            raise InputError(f"cannot read {part!r}: expected topic=reading, e.g. punishment=seed000",
+                             f"讀不懂「{part}」：應寫作 題=讀法，如 punishment=seed000", "reading")
         topic, reading = topic.strip(), reading.strip()
         topic = next((t for t, e in names().items() if traditional(topic) in (e["zh"], e["en"])), topic)
         said = names().get(topic, {}).get("readings", {})
@@ -201,7 +210,9 @@ def load_files(paths: Iterable[Path], name: str = "kb", root: Path | None = None
         total += len(data)
         if total > MAX_KB_TOTAL:
             raise InputError(f"KB file {display_path(path, root)}: the KB files read together pass "
-                             f"{MAX_KB_TOTAL:,} bytes, the limit of one knowledge base")
+                             f"{MAX_KB_TOTAL:,} bytes, the limit of one knowledge base",
+                             f"KB 檔 {display_path(path, root)}：合讀之 KB 檔超過 {MAX_KB_TOTAL:,} 字節，"
+                             "即一個知識庫之限", "kb")
         sources.append((display_path(path, root), data))
     loaded = snapshot.load(snapshot.key(sources), sources, lambda: _load_afresh(sources), prepared_root())
     return KnowledgeBase(loaded.prepared.program, name, school, loaded.prepared, loaded.static)
@@ -217,7 +228,9 @@ def is_file(path: Path, what: str) -> bool:
     except OSError as error:
         if error.errno == errno.ELOOP:
             return False
-        raise InputError(f"{what}: cannot read {path}: {error.strerror or error}") from None
+        said = {"KB file": "KB 檔", "school file": "門派檔"}.get(what, what.replace("reading ", "讀法 "))
+        raise InputError(f"{what}: cannot read {path}: {error.strerror or error}",
+                         f"{said}：讀不了 {path}：{refused_zh(error)}") from None
 
 
 def file_kind(mode: int) -> str:
@@ -237,15 +250,18 @@ def _read_kb_file(path: Path, root: Path) -> bytes:
         try:
             kind = file_kind(os.stat(path).st_mode)
         except (OSError, ValueError):  # missing, or a link that loops
-            raise InputError(f"no KB file {shown}") from None
-        raise InputError(f"KB file {shown} is {kind}, not a file of rules and facts")
+            raise InputError(f"no KB file {shown}", f"無此 KB 檔：{shown}", "kb") from None
+        raise InputError(f"KB file {shown} is {kind}, not a file of rules and facts",
+                         f"KB 檔 {shown} 是{FILE_KINDS_ZH[kind]}，不是規則與事實之檔", "kb")
     try:
         size = os.stat(path).st_size
         data = path.read_bytes() if size <= MAX_KB_FILE else b""
     except OSError as error:  # unreadable (permissions, a disk error)
-        raise InputError(f"cannot read KB file {shown}: {error.strerror or error}") from None
+        raise InputError(f"cannot read KB file {shown}: {error.strerror or error}",
+                         f"讀不了 KB 檔 {shown}：{refused_zh(error)}", "kb") from None
     if max(size, len(data)) > MAX_KB_FILE:  # (read only when it was within the bound when asked)
-        raise InputError(f"KB file {shown} is larger than {MAX_KB_FILE:,} bytes, the limit of one KB file")
+        raise InputError(f"KB file {shown} is larger than {MAX_KB_FILE:,} bytes, the limit of one KB file",
+                         f"KB 檔 {shown} 大於 {MAX_KB_FILE:,} 字節，即一個 KB 檔之限", "kb")
     return data
 
 
@@ -311,8 +327,11 @@ def load_school(school: str | School = "default", readings: Mapping[str, str] | 
     for topic, reading in chosen.readings.items():
         if topic in CALENDAR_READINGS:
             if reading not in CALENDAR_READINGS[topic]:
-                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(CALENDAR_READINGS[topic])})")
+                raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(CALENDAR_READINGS[topic])})",
+                                 f"{topic} 無此讀法「{reading}」（可取：{'、'.join(CALENDAR_READINGS[topic])}）", "reading")
         elif not _is_reading(root, topic, reading):
             options = ", ".join(_packaged_readings(root, topic))
-            raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'}, or a .dl file)")
+            raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'}, or a .dl file)",
+                             f"{topic} 無此讀法「{reading}」（可取：{options.replace(', ', '、') or '無'}，或一個 .dl 檔）",
+                             "reading")
     return load_files(chosen.files(root) + list(extra), chosen.name, root, chosen)

@@ -268,14 +268,16 @@ def _say(text: str) -> None:
     print(printable(text), file=sys.stderr)
 
 
-def _cut(message: str) -> str:
+def _cut(message: str, lang: str = "en") -> str:
     """``message`` with every word longer than ``ECHOED`` characters (an echoed value or path) cut
-    there, with an ellipsis and its length: a 40,000-character input is not echoed whole."""
+    there, with an ellipsis and its length (in ``lang``): a 40,000-character input is not echoed
+    whole. Chinese punctuation (「」、：) parts words, as a space does."""
     def cut(word: str) -> str:
         end = word[-1] if word[-1] in ":;,)'\"" else ""  # the punctuation that follows it stays
-        return f"{word[:ECHOED]}… ({len(word) - len(end):,} characters){end}"
+        length = len(word) - len(end)
+        return f"{word[:ECHOED]}…{f'（共 {length:,} 字）' if lang == 'zh' else f' ({length:,} characters)'}{end}"
 
-    return re.sub(rf"\S{{{ECHOED + 1},}}", lambda m: cut(m.group()), message)
+    return re.sub(rf"[^\s「」、，：；（）]{{{ECHOED + 1},}}", lambda m: cut(m.group()), message)
 
 
 def subcommand(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
@@ -968,7 +970,7 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
         _say(str(error))
         return 2
     except LiurenError as error:
-        _say(_cut(f"liuren: {_said(error, *reader, options)}"))
+        _say(_cut(f"liuren: {_said(error, *reader, options)}", reader[0]))
         return 2
     except KeyboardInterrupt:
         _say("liuren: interrupted")

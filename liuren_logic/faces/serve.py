@@ -57,7 +57,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from ..datalog import collector
 from ..datalog.labels import showing_ids
-from ..domain.errors import InputError, LiurenError
+from ..domain.errors import InputError, LiurenError, refused_zh
 from ..domain.school import CALENDAR_READINGS, kb_root, parse_readings, read_school
 from ..domain.turns import Busy, Late, Stopped, Turns, in_time
 from .chart_request import ChartRequest, cast
@@ -641,16 +641,19 @@ def make_server(host: str = "127.0.0.1", port: int = 0, school: str = "default",
     """A server on ``host:port`` (port 0: a free one; see ``server.server_address``) serving at
     most ``connections`` at once, each answer within ``deadline`` seconds of its request."""
     if host not in LOOPBACK:
-        raise InputError(f"the app listens on the loopback interface only (127.0.0.1, ::1), not {host!r}")
+        raise InputError(f"the app listens on the loopback interface only (127.0.0.1, ::1), not {host!r}",
+                         f"本應用只聽本機回送介面（127.0.0.1、::1），不聽「{host}」", "host")
     if not 0 <= port <= 65535:
-        raise InputError(f"--port {port} is not a port: give a number from 0 (any free one) to 65535")
+        raise InputError(f"--port {port} is not a port: give a number from 0 (any free one) to 65535",
+                         f"--port {port} 不是埠號：應為 0（任一空埠）至 65535", "port")
     app = App(school)
     turns = Turns(MAX_WAITING)
     try:
         server = LoopbackServer((host, port), handler(app, turns, log, deadline), connections, log)
     except OSError as error:
         turns.close()
-        raise InputError(f"cannot listen on {host}:{port}: {error.strerror}") from None
+        raise InputError(f"cannot listen on {host}:{port}: {error.strerror}",
+                         f"無法在 {host}:{port} 聽候：{refused_zh(error)}") from None
     server.app, server.turns = app, turns
     return server
 
