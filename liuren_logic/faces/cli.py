@@ -955,10 +955,11 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     """The command; ``freeze``: what it loads is frozen once loaded (:func:`.collector.loaded`)."""
     _tolerant(sys.stdout)
     _tolerant(sys.stderr)
-    given = sys.argv[1:] if argv is None else list(argv)
-    reader = _reader(given)  # until the command line is parsed (argparse's own errors)
-    options: set[str] = set()  # the command's options, once parsed
+    given: list[str] = []
+    reader, options = ("zh", False), set()  # the language asked; the command's options, once parsed
     try:
+        given = sys.argv[1:] if argv is None else list(argv)
+        reader = _reader(given)  # until the command line is parsed (argparse's own errors)
         parser = build_parser(given[0] if given and given[0] in COMMANDS else None)
         args = parser.parse_args(given)
         args.freeze = freeze
@@ -970,7 +971,7 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
         _say(str(error))
         return 2
     except LiurenError as error:
-        _say(_cut(f"liuren: {_said(error, *reader, options)}", reader[0]))
+        _say(_cut(f"liuren: {_said(error, *reader, options, given)}", reader[0]))
         return 2
     except KeyboardInterrupt:
         _say("liuren: interrupted")
@@ -980,14 +981,17 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
         return 2
 
 
-def _said(error: Exception, lang: str, simplify: bool, options: set[str]) -> str:
+def _said(error: Exception, lang: str, simplify: bool, options: set[str], given: Sequence[str]) -> str:
     """An error in ``lang`` (simplified when asked); in Chinese, an input error about one of the
     command's options that does not name it is led by it (``--jiang：「X」非地支…``), as the app
-    leads it by the field's label."""
+    leads it by the field's label: when that option was given, or when no other value given is
+    echoed (``--vs nosuch`` is not led by ``--school``, the field of a school's error)."""
     said = error.said(lang) if isinstance(error, InputError) else str(error)
     flag = f"--{getattr(error, 'field', '')}"
     if lang == "zh" and getattr(error, "zh", "") and flag in options and flag not in said:
-        said = f"{flag}：{said}"
+        typed = any(word == flag or word.startswith(flag + "=") for word in given)
+        if typed or not any(len(word) > 1 and word in said for word in given if not word.startswith("-")):
+            said = f"{flag}：{said}"
     return simplified(said) if simplify else said
 
 

@@ -26,7 +26,8 @@ def _listed(text: str) -> str:
 
 
 def _choice(m: re.Match) -> str:
-    return f"{_name(m['argument'])} 不可取「{m['value']}」；可取：{_listed(m['choices'])}"
+    space = " " if m["argument"].startswith("-") else ""  # a space after an option, none after a word
+    return f"{_name(m['argument'])}{space}不可取「{m['value']}」；可取：{_listed(m['choices'])}"
 
 
 def _typed(m: re.Match) -> str:
@@ -51,7 +52,7 @@ _FORMS = [
     (r"unrecognized arguments: (?P<given>.*)", lambda m: f"不識之選項或值：{m['given']}"),
     (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)",
      lambda m: f"選項 {m['option']} 有歧義，可指 {_listed(m['matches'])}，請寫全"),
-    (r"argument (?P<argument>\S+): .*", lambda m: f"{_name(m['argument'])} 之值不合"),
+    (r"argument (?P<argument>\S+): .*", lambda m: f"{m['argument']} 之值不合"),
 ]
 _COMPILED = [(re.compile(pattern, re.S), say) for pattern, say in _FORMS]
 
