@@ -28,6 +28,6 @@ def test_only_some_conclusions_and_the_html_shows_what_changed(capsys, tmp_path)
 
 
 def test_an_unknown_conclusion_is_one_line_before_any_work(capsys):
-    assert main(["audit", "--vs", "punishment=seed000", "--only", "三傳,kin"]) == 2
+    assert main(["audit", "--vs", "punishment=seed000", "--only", "三傳,kin", "--lang", "en"]) == 2
     err = capsys.readouterr().err
     assert err == "liuren: --only kin: the conclusions are 三傳, method, names, generals, spirits, patterns\n"

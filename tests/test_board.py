@@ -182,7 +182,7 @@ def test_the_table_has_a_header_a_day_filter_and_the_general_over_the_hour(capsy
     assert lines[8].split() == ["辛巳", "7", "丑加午", "涉害", "—", "未寅酉"]
     header = lines[0]
     assert columns(lines[9][:lines[9].index("寅加午")]) == columns(header[:header.index("將加時")])  # under its label
-    assert main(["table", "--day", "甲丑"]) == 2
+    assert main(["table", "--day", "甲丑", "--lang", "en"]) == 2
     assert capsys.readouterr().err == ("liuren: impossible pillar 甲丑 for the day: 甲 is 陽 but 丑 is 陰, and a pillar "
                                        "pairs a yang stem with a yang branch, a yin with a yin\n")  # as cast says it
 

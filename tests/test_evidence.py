@@ -114,14 +114,14 @@ def test_against_writes_its_html_page_and_never_over_the_answers(capsys, tmp_pat
     assert main(["audit", "--against", str(answers), "--html", str(answers)]) == 2
     assert answers.read_bytes() == (AGAINST / "wlhyl.json").read_bytes()
     assert capsys.readouterr().err.count("\n") == 1
-    assert main(["audit", "--against", str(answers), "--cases", str(answers)]) == 2
+    assert main(["audit", "--against", str(answers), "--cases", str(answers), "--lang", "en"]) == 2
     assert "give --cases or --against, not both" in capsys.readouterr().err
 
 
 def test_an_answer_that_says_nothing_comparable_is_named(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"day": "辛巳", "offset": 3}]), "utf-8")
-    assert main(["audit", "--against", str(bad)]) == 2
+    assert main(["audit", "--against", str(bad), "--lang", "en"]) == 2
     assert "answer 1: give the caster's sanchuan, method or noble" in capsys.readouterr().err
 
 
@@ -196,7 +196,7 @@ def test_an_answer_is_read_as_the_command_line_reads_branches_and_methods(defaul
 def test_a_bad_answer_is_one_line_naming_it_and_the_field(capsys, tmp_path, entry, message):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([entry] if isinstance(entry, dict) else entry, ensure_ascii=False), "utf-8")
-    assert main(["audit", "--against", str(bad), "--json"]) == 2
+    assert main(["audit", "--against", str(bad), "--json", "--lang", "en"]) == 2
     out, err = capsys.readouterr()
     assert not out and err.count("\n") == 1 and message in err
 

@@ -255,7 +255,8 @@ def test_why_formats_and_output_files(capsys, tmp_path):
         assert code == 0 and png_size((tmp_path / "i.png").read_bytes())[0] > 0
     else:
         assert code == 2 and "apt-get install graphviz" in err and err.count("\n") == 1
-    code, _, err = run(capsys, "why", "initial", *chart, "--format", "svg", "-o", str(tmp_path / "no" / "x.svg"))
+    code, _, err = run(capsys, "why", "initial", *chart, "--format", "svg", "-o", str(tmp_path / "no" / "x.svg"),
+                       "--lang", "en")
     assert code == 2 and "cannot write" in err
 
 

@@ -44,7 +44,7 @@ def test_every_jiang_name_is_its_branch(session):
     (["--at", "1998-11-30 12:00", "--tz", "+15:00"], "not an offset from UTC"),
 ])
 def test_a_bad_form_is_one_line_naming_it(capsys, argv, words):
-    code, _, err = board(capsys, *argv)
+    code, _, err = board(capsys, *argv, "--lang", "en")
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1
 
 

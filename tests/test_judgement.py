@@ -36,7 +36,7 @@ def test_without_a_matter_the_chart_is_the_one_it_was(session):
 def test_an_unknown_matter_is_one_line_naming_the_option(session, capsys):
     with pytest.raises(InputError, match="unknown matter 'rain' for --matter"):
         session.cast("丁未", jiang="丑", hour="戌", matter="rain")
-    code, out, err = run(capsys, "cast", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--matter", "rain")
+    code, out, err = run(capsys, "cast", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--matter", "rain", "--lang", "en")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--matter" in err and "天時 (weather)" in err
 
 
@@ -234,7 +234,7 @@ def test_english_reads_a_lines_own_word_in_english_and_glosses_each_term_once(se
 def test_without_a_matter_the_board_has_no_judgement_and_question_needs_a_matter(capsys):
     code, out, _ = run(capsys, "cast", "--at", "1998-11-30 12:00")
     assert code == 0 and "斷" not in out
-    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--question", "如何")
+    code, out, err = run(capsys, "cast", "--at", "1998-11-30 12:00", "--question", "如何", "--lang", "en")
     assert code == 2 and "--question needs --matter" in err
 
 
@@ -586,7 +586,8 @@ def test_the_natal_or_the_year_of_life_given_on_the_command_line(capsys):
     code, out, _ = run(capsys, "cast", "--day", "甲申", "--jiang", "巳", "--hour", "寅", "--matter", "仕宦",
                        "--xingnian", "丑", "--json")
     assert code == 0 and "行年丑上見辰，乘玄武" in out
-    code, _, err = run(capsys, "cast", "--day", "甲申", "--jiang", "巳", "--hour", "寅", "--natal", "未", "--born", "1970")
+    code, _, err = run(capsys, "cast", "--day", "甲申", "--jiang", "巳", "--hour", "寅", "--natal", "未", "--born", "1970",
+                       "--lang", "en")
     assert code == 2 and err.strip().splitlines() == ["liuren: the 本命 未 and born both given: give one (the 本命 follows from born)"]
 
 

@@ -58,7 +58,7 @@ def test_charts_of_the_teachers_method_drawn_the_same_for_a_seed(capsys, monkeyp
     (["--method", "涉"], "unknown method '涉'"), ([*CHART, "--method", "涉害"], "not both"),
     ([*CHART, "--rounds", "0"], "--rounds 0")])
 def test_bad_input_is_one_line(capsys, monkeypatch, argv, words):
-    code, out, err = teach(capsys, monkeypatch, "", *argv)
+    code, out, err = teach(capsys, monkeypatch, "", *argv, "--lang", "en")
     assert code == 2 and words in err and err.count("\n") == 1
 
 

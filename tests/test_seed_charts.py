@@ -236,7 +236,7 @@ def test_cli_casts_from_pillars_and_refuses_a_bad_one(capsys):
     for argv, message in ((["--month", "丑亥"], "unknown stem '丑'"), (["--year", "甲丑"], "impossible pillar 甲丑"),
                           (["--offset", "3", "--month", "癸亥"], "--month and --year go with --jiang and --hour")):
         hour = [] if "--offset" in argv else ["--jiang", "寅", "--hour", "午"]
-        code = main(["cast", "--day", "辛巳", *hour, *argv])
+        code = main(["cast", "--day", "辛巳", *hour, *argv, "--lang", "en"])
         err = capsys.readouterr().err
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 

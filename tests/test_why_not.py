@@ -249,12 +249,12 @@ def test_a_name_only_another_reading_defines_names_that_reading_and_its_rule(cap
 
 def test_an_unknown_name_points_to_its_kind_or_the_nearest_names(capsys):
     day = ["--day", "辛巳", "--jiang", "寅", "--hour", "午"]
-    assert main(["why-not", "pattern", "斬關", *day]) == 2
+    assert main(["why-not", "pattern", "斬關", *day, "--lang", "en"]) == 2
     assert capsys.readouterr().err.strip() == "liuren: '斬關' is not a pattern but a keti: ask keti 斬關"
-    assert main(["why-not", "keti", "凝陰", *day]) == 2
+    assert main(["why-not", "keti", "凝陰", *day, "--lang", "en"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("liuren: unknown keti '凝陰'") and "nearest: " in err and "陰" in err.split("nearest: ")[1]
-    assert main(["why-not", "method", "元首", *day]) == 2
+    assert main(["why-not", "method", "元首", *day, "--lang", "en"]) == 2
     assert "not a method but a keti and a subname" in capsys.readouterr().err
 
 

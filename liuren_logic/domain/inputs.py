@@ -26,7 +26,7 @@ SUFFIXES = {"the day": "日", "the hour": "時", "the 月將": "將"}
 # What a value is read for → the input (option) that gives it, named by an error.
 FIELDS = {"the day": "day", "the 月將": "jiang", "the hour": "hour", "the month": "month", "the year": "year",
           "the birth year": "born"}
-KINDS_ZH = {"stem": "天干", "branch": "地支", "method": "定法"}
+KINDS_ZH = {"stem": "天干", "branch": "地支", "method": "定法", "pattern": "課格", "keti": "課體", "matter": "占事"}
 
 
 def field_named(what: str) -> str:
@@ -34,9 +34,10 @@ def field_named(what: str) -> str:
     return next((field for named, field in FIELDS.items() if what == named or what.startswith(named + " ")), "")
 
 
-def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
+def parse_symbol(kb: Engine, text: str, kind: str, what: str, where_zh: str = "") -> str:
     """One stem or branch (a branch also by its name, 功曹 for 寅, as ``branch_name`` gives it);
-    ``what`` names the argument in the error."""
+    ``what`` names the argument in the error, ``where_zh`` (「clashes(子, 甲)」中) leads its Chinese
+    line where no field names it."""
     value = traditional(text.strip())
     suffix = SUFFIXES.get(what)
     if suffix and len(value) > 1 and value.endswith(suffix):
@@ -62,7 +63,7 @@ def parse_symbol(kb: Engine, text: str, kind: str, what: str) -> str:
                              field_named(what))
         shown = "".join(known) if all(len(str(k)) == 1 for k in known) else " ".join(map(str, known[:12]))
         more = f" … ({len(known)} in all)" if len(known) > 12 else ""
-        zh = f"「{text}」非{KINDS_ZH.get(kind, kind)}：應為{shown}之一{f'（共 {len(known)} 個）' if more else ''}"
+        zh = f"{where_zh}「{text}」非{KINDS_ZH.get(kind, kind)}：應為{shown}之一{f'（共 {len(known)} 個）' if more else ''}"
         raise InputError(f"unknown {kind} {text!r} for {what}; expected one of {shown}{more}", zh, field_named(what))
     return value
 
@@ -126,7 +127,7 @@ def parse_atom(kb: Engine, text: str) -> tuple[str, tuple]:
     args = []
     for (_, kind), arg in zip(decl.params, head.args):
         if hasattr(arg, "value") and isinstance(arg.value, str) and kind in kb.program.kinds:
-            args.append(parse_symbol(kb, arg.value, kind, f"{head.pred} in {text!r}"))  # 贼克 reads as 賊剋
+            args.append(parse_symbol(kb, arg.value, kind, f"{head.pred} in {text!r}", f"「{text}」中"))  # 贼克: 賊剋
         elif hasattr(arg, "value") and isinstance(arg.value, str):
             args.append(traditional(arg.value))  # a chart id typed in simplified characters
         elif hasattr(arg, "value"):
