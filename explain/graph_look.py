@@ -100,7 +100,7 @@ def _said(attrs: dict, lang: str) -> list[str]:
     elif ids and label and attrs.get("pred"):
         lines.append(attrs["pred"])
     if attrs.get("reason"):
-        lines += wrap(attrs["reason"])
+        lines += wrap(attrs.get("reason_" + lang) or attrs["reason"])
     return lines
 
 

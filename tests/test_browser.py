@@ -401,7 +401,8 @@ def test_a_matter_chosen_ends_the_board_with_its_judgement_and_answers_why(app, 
     assert matter.first_selected_option.get_attribute("value") == "家宅" and len(matter.options) == 13
     section.find_element(By.CSS_SELECTOR, 'button[data-q="斷"][data-value="凶"]').click()
     panel = wait_for(browser, '.lr-panel[data-showing="斷:凶"]')
-    assert "weigh.ke_wo" in panel.text or "克我則憂難不已" in panel.text
+    assert "格凶定當以凶斷：主不成（勝）" in panel.text  # the deciding rule, as `why 斷 凶` names it (test_judgement)
+    assert "no such fact" not in panel.text and "no rule" not in panel.text  # a Chinese panel says its reasons in Chinese
 
     matter.select_by_value("")  # no matter: the board the chart had
     browser.execute_script("document.querySelector('input[name=asked]').value = ''")

@@ -238,7 +238,7 @@ def test_a_segment_keeps_the_tails_of_each_start_for_every_batch_up_to_its_cap(s
     them gives. A full memo (``SEGMENT_MEMO``) takes no more starts, and the bindings stay the same."""
     facts = [fact for day, offset in (("乙丑", 4), ("戊戌", 6)) for fact in session.offset_input(day, offset).facts()]
     batch = session.base.extend(facts).evaluate_all()
-    segmented = [(rule, [op.memo for op in rule.body.ops if op.kind == "segment"])
+    segmented = [(rule, [op.memo.of(batch.store) for op in rule.body.ops if op.kind == "segment"])
                  for rules, _ in batch.plan.dynamic for rule in rules]
     segmented = [(rule, memos) for rule, memos in segmented if memos]
     kept = {rule: list(rule.body.run(batch.store, rule.aggregates(batch.store)[1])) for rule, _ in segmented}

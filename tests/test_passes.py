@@ -187,6 +187,23 @@ def test_segments_alone_off(made):
     assert 0 < on["starts"] <= 2 * 10 and 5 * on["join"] < off["join"], (on, off)
 
 
+def test_the_memo_keeps_tails_per_root_store_so_a_shared_rule_answers_each_school_its_own():
+    """A rule prepared once may serve two schools (their chart-independent relations may differ): the
+    tails a segment keeps are one table for a store and the stores that sit on it, another for
+    another root."""
+    from liuren_logic.datalog.passes import memo
+    from liuren_logic.datalog.store import Store
+
+    one, two = Store(), Store()
+    kept = memo.tails(ALL)
+    chart = Store(one)
+    assert kept.of(chart) is kept.of(one) is kept.of(Store(chart)) and kept.of(two) is not kept.of(one)
+    kept.of(one).joined({(1,): [(10,)]})
+    assert kept.of(chart)[(1,)] == [(10,)] and (1,) not in kept.of(two)
+    unkept = memo.tails(Passes(memo=False))
+    assert unkept.of(one) is not unkept.of(one) and unkept.of(one).joined({(1,): []}) == {(1,): []}
+
+
 def test_memo_alone_off(made):
     """A later batch of the program reads the tails its segments kept, and joins f and g for no start."""
     kb = KnowledgeBase(check([parse(ALONE, "alone.dl")]))

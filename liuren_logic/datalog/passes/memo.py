@@ -3,6 +3,8 @@ tails it finds for a start serve every later batch of the program; it keeps them
 ``SEGMENT_MEMO`` starts. Without the pass a segment computes each run's starts afresh."""
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 from . import Passes
 
 SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of the program: the most
@@ -10,7 +12,7 @@ SEGMENT_MEMO = 4096  # starts a segment keeps the tails of, for every batch of t
 
 
 class Unkept(dict):
-    """A segment's tails without the memo pass: none from an earlier run."""
+    """A run's own tails: none from an earlier run, none kept for a later one."""
 
     __slots__ = ()
 
@@ -19,8 +21,8 @@ class Unkept(dict):
         return tails
 
 
-class Kept(Unkept):
-    """The memo pass: each start's tails found by earlier runs, for every later one."""
+class Table(Unkept):
+    """The tails kept for one store of chart-independent relations."""
 
     __slots__ = ()
 
@@ -33,6 +35,34 @@ class Kept(Unkept):
         return {**self, **tails}
 
 
-def tails(passes: Passes) -> Unkept:
+class Unmemoised:
+    """A segment's tails without the memo pass: each run its own."""
+
+    def of(self, store) -> Unkept:
+        """The tails a run on ``store`` starts from: none."""
+        return Unkept()
+
+
+class Memo:
+    """The memo pass: each start's tails found by earlier runs, for every later one on the same
+    chart-independent relations. They are kept per root store (the program's base, which every
+    batch of its charts sits on): a rule prepared once may serve two schools whose
+    chart-independent relations differ (schools one reading apart share the rules they decode the
+    same, docs/engine.md), and one school's tails must not answer the other's."""
+
+    def __init__(self):
+        self._by_root: "WeakKeyDictionary[object, Table]" = WeakKeyDictionary()
+
+    def of(self, store) -> Table:
+        """The tails kept for the root of ``store`` (its parent's parent …)."""
+        while store.parent is not None:
+            store = store.parent
+        table = self._by_root.get(store)
+        if table is None:
+            table = self._by_root[store] = Table()
+        return table
+
+
+def tails(passes: Passes) -> "Memo | Unmemoised":
     """A new segment's tails: kept with the memo pass, not without."""
-    return Kept() if passes.memo else Unkept()
+    return Memo() if passes.memo else Unmemoised()

@@ -23,14 +23,14 @@ class Segment(Operation):
 
     kind = "segment"
 
-    def __init__(self, literal, inner, key, width: int, kept: memo.Unkept):
+    def __init__(self, literal, inner, key, width: int, kept: "memo.Memo | memo.Unmemoised"):
         super().__init__(literal)
         self.inner, self.key, self.width, self.memo = inner, key, width, kept
         self.adds = len(inner.slots) - width
 
     def apply(self, bindings, store, values, delta):
         keys = list(map(self.key, bindings))
-        table, width = self.memo, self.width
+        table, width = self.memo.of(store), self.width
         starts = [start for start in dict.fromkeys(keys) if start not in table]
         if starts:
             found = self.inner.extend(starts if width > 1 else list(zip(starts)) if width else [()], store, values)
