@@ -36,7 +36,8 @@ def test_without_a_matter_the_chart_is_the_one_it_was(session):
 def test_an_unknown_matter_is_one_line_naming_the_option(session, capsys):
     with pytest.raises(InputError, match="unknown matter 'rain' for --matter"):
         session.cast("丁未", jiang="丑", hour="戌", matter="rain")
-    code, out, err = run(capsys, "cast", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--matter", "rain", "--lang", "en")
+    code, out, err = run(capsys, "cast", "--day", "丁未", "--jiang", "丑", "--hour", "戌", "--matter", "rain",
+                         "--lang", "en")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--matter" in err and "天時 (weather)" in err
 
 

@@ -77,7 +77,8 @@ def given_facts(kb, born: Year = None, sex: Optional[str] = None, tz: str = "Asi
     for role, branch, rival, what in (("本命", natal, born, "born"), ("行年", xingnian, sex, "sex")):
         if branch is not None:
             if rival is not None:
-                raise InputError(f"the {role} {branch} and {what} both given: give one (the {role} follows from {what})",
+                raise InputError(f"the {role} {branch} and {what} both given: give one "
+                                 f"(the {role} follows from {what})",
                                  f"{role} {branch} 與 --{what} 只可給其一（{role}由 --{what} 推得）", what)
             value = parse_symbol(kb, branch, "branch", f"the {role}")
             facts.append(("life_given", [role, value], f"given: the {role} {value}"))
