@@ -87,7 +87,7 @@ class ChartRequest:
         hour); None when nothing names a chart and none is ``required``."""
         if self.asked is not None and self.matter is None:
             raise InputError("--question needs --matter (the matter the question asks about, e.g. --matter 天時)",
-                             "有所問之言，須並給 --matter（所占之事，如天時）", "matter")
+                             "有所問之言，須先擇占事（如天時）", "matter")
         querent = {"born": self.born, "sex": self.sex, "matter": self.matter, "natal": self.natal,
                    "xingnian": self.xingnian, "question": self.asked}
         if self.at is not None:
