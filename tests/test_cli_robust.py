@@ -461,6 +461,31 @@ sys.exit(run())
 """
 
 
+def test_ctrl_c_while_a_module_makes_a_class_is_one_line_and_status_130(capsys, monkeypatch):
+    """Python 3.11 wraps a KeyboardInterrupt raised while a class is made (a ``__set_name__``, as a
+    dataclass's fields have) in RuntimeError; the command says it was interrupted all the same (a
+    Ctrl-C that landed in ``class Rule`` of a late import printed a traceback)."""
+    from liuren_logic.faces import cli
+
+    class Interrupting:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    def dispatch(args):
+        class Made:  # noqa: F841 - made to be interrupted
+            field = Interrupting()
+
+    monkeypatch.setattr(cli, "_dispatch", dispatch)
+    assert cli.main(["cast", *CHART]) == 130 and capsys.readouterr().err == "liuren: interrupted\n"
+    monkeypatch.setattr(cli, "_dispatch", lambda args: raise_another_runtime_error())
+    with pytest.raises(RuntimeError, match="not an interruption"):
+        cli.main(["cast", *CHART])
+
+
+def raise_another_runtime_error():
+    raise RuntimeError("not an interruption")
+
+
 def test_ctrl_c_at_moments_through_the_run_is_one_line_and_status_130():
     for wait in (0.0, 0.01, 0.03, 0.06, 0.1, 0.15, 0.25, 0.4):
         ready, told = os.pipe()

@@ -973,7 +973,11 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     except LiurenError as error:
         _say(_cut(f"liuren: {_said(error, *reader, options, given)}", reader[0]))
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as error:
+        # Python 3.11 wraps a Ctrl-C that lands while a class is made (a dataclass's fields, in a
+        # module the command imports late) in RuntimeError("Error calling __set_name__ …")
+        if isinstance(error, RuntimeError) and not isinstance(error.__cause__, KeyboardInterrupt):
+            raise
         _say("liuren: interrupted")
         return 130
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
