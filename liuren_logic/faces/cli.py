@@ -826,10 +826,8 @@ def _clause(head: str, body) -> list[str]:
     lines, width = [f"{head} :-"], terminal_width()
     for n, literal in enumerate(map(str, body)):
         literal += "." if n == len(body) - 1 else ","
-        if n and columns(lines[-1]) + 1 + columns(literal) <= width:
+        if columns(lines[-1]) + 1 + columns(literal) <= width:
             lines[-1] += " " + literal
-        elif n == 0 and columns(lines[0]) + 1 + columns(literal) <= width:
-            lines[0] += " " + literal
         else:
             lines.append("    " + literal)
     return lines
