@@ -12,10 +12,12 @@ its disputes, answers for it. Each figure is the
 minimum and the median wall time over ``--runs`` rounds, interpreter start included, and the
 median CPU time (user + system) of the process. The package's modules are byte-compiled
 first, as ``pip install`` does (an editable install under ``PYTHONDONTWRITEBYTECODE`` would
-otherwise compile every module at every start).
+otherwise compile every module at every start). The floor rows (:data:`FLOOR`) time parts of a
+cast's start as processes of their own, and the live rows (:data:`LIVE`) a command run again in one
+process: where the whole process's time goes, as ratios to the same script.
 
     python benchmarks/cli_wall.py                      # every row, 7 rounds
-    python benchmarks/cli_wall.py --only cast --runs 15 --report benchmarks/reports/cli_wall.md
+    python benchmarks/cli_wall.py --only cast --floor --runs 11 --report benchmarks/reports/cli_wall.md
     python benchmarks/cli_wall.py --runs 3 --json wall.json
 """
 from __future__ import annotations
@@ -53,6 +55,37 @@ ROWS = [
     ("table", ["table"], 0.8),
     ("audit --vs punishment=seed000", ["audit", "--vs", "punishment=seed000"], 2.5),
 ]
+# The floor under a warm cast, each a whole process of this interpreter beside the kinliuren script: what a
+# cast pays before it evaluates anything. (row, Python code run with -c)
+CAST_IMPORTS = ("liuren_logic.faces.cli", "liuren_logic.faces.chart_request", "liuren_logic.domain.session",
+                "liuren_logic.explain.board")  # what `liuren cast` imports before its work (cli.cmd_cast)
+FLOOR = [
+    ("python, nothing imported", "pass"),
+    ("the modules a cast imports", f"import {', '.join(CAST_IMPORTS)}"),
+    ("those, and the default school loaded", f"import gc, {', '.join(CAST_IMPORTS)}\ngc.disable()\n"
+                                            "liuren_logic.domain.session.Session()\ngc.freeze()"),  # as the CLI loads
+]
+# The same commands run again and again in one live process, as a process kept between commands would
+# run them: (row, the liuren arguments of each run; "{moment}" is a new moment each run). The code prints
+# the median seconds of the runs after the first.
+LIVE = [
+    ("`liuren cast`, again in a live process", ["cast", *CHART]),
+    ("`liuren cast --at` a new moment, in a live process", ["cast", "--at", "{moment}"]),
+]
+LIVE_CODE = """import contextlib, io, json, statistics, sys, time
+from liuren_logic.faces import cli
+argv, moments = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+seconds = []
+for moment in moments:
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        cli.run([arg.replace("{moment}", moment) for arg in argv])
+    seconds.append(time.perf_counter() - start)
+print(statistics.median(seconds[1:]))
+"""
+LIVE_RUNS = 6  # runs in each live process, the first not counted
+
+
 # The targets of issue 39 as ratios: (what, numerator row, denominator row, at most)
 RATIOS = [
     ("`liuren cast` / kinliuren script", "cast", "kinliuren", 3.0),
@@ -112,18 +145,32 @@ def timed(argv: list[str], env: dict | None = None) -> tuple[float, float]:
     return seconds, used
 
 
+def live(args: list[str], round_: int) -> float:
+    """The median seconds of a command run :data:`LIVE_RUNS` times in one process, less its first run;
+    each run a moment of its own (none another round uses), so a moment's disputes are weighed afresh."""
+    moments = [moment(1000 + LIVE_RUNS * round_ + k) for k in range(LIVE_RUNS)]
+    done = subprocess.run([sys.executable, "-c", LIVE_CODE, json.dumps(args), json.dumps(moments)],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        raise SystemExit(f"a live process of {' '.join(args)} failed: {done.stderr.strip()}")
+    return float(done.stdout)
+
+
 def first_run(argv: list[str]) -> tuple[float, float]:
     """(wall, CPU) of a run with an empty cache directory of its own (removed after)."""
     with tempfile.TemporaryDirectory(prefix="liuren-first-") as empty:
         return timed(argv, {**os.environ, "LIUREN_CACHE": empty})
 
 
-def measure(runs: int, rows=ROWS) -> dict:
-    """``runs`` rounds, each the kinliuren script and every row once, in turn, after one untimed round."""
+def measure(runs: int, rows=ROWS, with_floor: bool = True) -> dict:
+    """``runs`` rounds, each the kinliuren script, every row and (``with_floor``) every row of
+    :data:`FLOOR` and :data:`LIVE` once, in turn, after one untimed round."""
     liuren = liuren_command()
     compile_package()
     kinliuren = [sys.executable, "-c", KINLIUREN]
-    times: dict[str, list] = {"kinliuren": [], **{name: [] for name, _, _ in rows}}
+    floor, live_rows = (FLOOR, LIVE) if with_floor else ([], [])
+    times: dict[str, list] = {"kinliuren": [], **{name: [] for name, _, _ in rows},
+                              **{name: [] for name, _ in floor + live_rows}}
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="liuren-new-") as fresh:
         new = {**os.environ, "LIUREN_CACHE": fresh}  # no moment of the NEW row was cast in it before
@@ -136,6 +183,10 @@ def measure(runs: int, rows=ROWS) -> dict:
                     got[name] = timed(liuren + args + [moment(round_)], new)
                 else:
                     got[name] = timed(liuren + args)
+            for name, code in floor:
+                got[name] = timed([sys.executable, "-c", code])
+            for name, args in live_rows:
+                got[name] = (live(args, round_), 0.0)  # no CPU time of its own: its runs' wall time
             if round_:  # the first round warms the caches
                 for name, pair in got.items():
                     times[name].append(pair)
@@ -152,6 +203,11 @@ def measure(runs: int, rows=ROWS) -> dict:
                             "cpu_s": row["cpu_s"], "kinliuren_ratio": row["median_s"] / kin["median_s"],
                             "cpu_ratio": row["cpu_s"] / kin["cpu_s"], "target_s": target,
                             "meets_target": row["median_s"] <= target})
+    out["floor"] = [{"what": name, "median_s": figures[name]["median_s"], "min_s": figures[name]["min_s"],
+                     "cpu_s": figures[name]["cpu_s"], "kinliuren_ratio": figures[name]["median_s"] / kin["median_s"]}
+                    for name, _ in floor]
+    out["live"] = [{"what": name, "median_s": figures[name]["median_s"], "min_s": figures[name]["min_s"],
+                    "kinliuren_ratio": figures[name]["median_s"] / kin["median_s"]} for name, _ in live_rows]
     out["ratios"] = []
     for what, top, bottom, most in RATIOS:
         if top in figures and bottom in figures:
@@ -171,6 +227,11 @@ def report(figures: dict) -> str:
         mark = "" if row["meets_target"] else "  (over)"
         lines.append(f"{row['command']:<40}{row['min_s']:>8.3f}s{row['median_s']:>8.3f}s{row['cpu_s']:>8.3f}s"
                      f"{row['kinliuren_ratio']:>8.1f}{'≤ ' + str(row['target_s']) + ' s':>10}{mark}")
+    for row in figures["floor"]:
+        lines.append(f"{row['what']:<40}{row['min_s']:>8.3f}s{row['median_s']:>8.3f}s{row['cpu_s']:>8.3f}s"
+                     f"{row['kinliuren_ratio']:>8.1f}")
+    for row in figures["live"]:
+        lines.append(f"{row['what']:<40}{row['min_s']:>8.3f}s{row['median_s']:>8.3f}s{'':>9}{row['kinliuren_ratio']:>8.1f}")
     for ratio in figures["ratios"]:
         mark = "" if ratio["meets_target"] else "  (over)"
         lines.append(f"{ratio['ratio']}: {ratio['median']:.2f} (of minima {ratio['min']:.2f}; target ≤ {ratio['target']:g}){mark}")
@@ -191,10 +252,19 @@ def markdown(figures: dict) -> str:
     table += [f"| `{row['command']}` | {row['min_s']:.3f} | {row['median_s']:.3f} | {row['cpu_s']:.3f} | "
               f"{row['kinliuren_ratio']:.1f} | ≤ {row['target_s']} s{'' if row['meets_target'] else ' (over)'} |"
               for row in figures["rows"]]
+    floor = ["", "The floor under a warm cast: the same interpreter doing only part of a cast's start (`FLOOR`).", "",
+             "| process | min | median | CPU | median × kinliuren |", "|---|---:|---:|---:|---:|"]
+    floor += [f"| {row['what']} | {row['min_s']:.3f} | {row['median_s']:.3f} | {row['cpu_s']:.3f} | "
+              f"{row['kinliuren_ratio']:.1f} |" for row in figures["floor"]]
+    floor += ["", "The work of a command alone: the command run again in one live process (`LIVE`; the median of "
+              f"{LIVE_RUNS - 1} runs after a first, in each round), beside the kinliuren script's whole process.", "",
+              "| in a live process | min | median | median × kinliuren |", "|---|---:|---:|---:|"]
+    floor += [f"| {row['what']} | {row['min_s']:.3f} | {row['median_s']:.3f} | {row['kinliuren_ratio']:.1f} |"
+              for row in figures["live"]]
     ratios = ["", "| ratio | of medians | of minima | target |", "|---|---:|---:|---|"]
     ratios += [f"| {r['ratio']} | {r['median']:.2f} | {r['min']:.2f} | ≤ {r['target']:g}{'' if r['meets_target'] else ' (over)'} |"
                for r in figures["ratios"]]
-    return head + "\n".join(table + (ratios if figures["ratios"] else [])) + "\n"
+    return head + "\n".join(table + (ratios if figures["ratios"] else []) + (floor if figures["floor"] else [])) + "\n"
 
 
 def main(argv=None) -> int:
@@ -202,10 +272,11 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="timed rounds after one warm-up (default 7)")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--report", type=Path, help="also write them as a Markdown report (benchmarks/reports/)")
-    parser.add_argument("--only", help="only the rows whose command contains this text")
+    parser.add_argument("--only", help="only the rows whose command contains this text (and no floor rows)")
+    parser.add_argument("--floor", action="store_true", help="the floor and live rows also with --only")
     args = parser.parse_args(argv)
     rows = [r for r in ROWS if not args.only or args.only in r[0]]
-    figures = measure(max(args.runs, 1), rows)
+    figures = measure(max(args.runs, 1), rows, with_floor=not args.only or args.floor)
     print(report(figures))
     if args.json:
         args.json.write_text(json.dumps(figures, ensure_ascii=False, indent=1), "utf-8")
