@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from liuren_logic.domain.disputes import CONCLUSIONS, SETS, Dispute, disputes, holding_under, reading_name
+from liuren_logic.domain.disputes import CONCLUSIONS, SETS, Dispute, disputes, holding_under
+from liuren_logic.domain.school import reading_name
 
 if TYPE_CHECKING:
     from liuren_logic.domain.chart import Chart

@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from liuren_logic.datalog.labels import ids_shown, with_id
-from liuren_logic.domain.disputes import names, reading_name
+from liuren_logic.domain.school import names, reading_name
 from liuren_logic.domain.evidence import Deciding, Difference, TopicVerdict
 from liuren_logic.domain.jsondata import document
 

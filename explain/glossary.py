@@ -19,7 +19,7 @@ import re
 from functools import lru_cache
 from typing import Collection, Mapping, Optional
 
-from liuren_logic.domain.disputes import names, reading_name
+from liuren_logic.domain.school import names, reading_name
 
 RELATIONS = ("term_gloss", "pattern_gloss", "matter_en")  # (term, gloss, …): the first two columns
 

@@ -35,7 +35,7 @@ from liuren_logic.datalog.digraph import Digraph
 from liuren_logic.datalog.labels import atom_label, fill, ids_shown, number, with_id
 from liuren_logic.datalog.provenance import atom_text, bindings
 from liuren_logic.domain.books import book
-from liuren_logic.domain.disputes import reading_name, topic_name
+from liuren_logic.domain.school import reading_name, topic_name
 from liuren_logic.domain.inputs import members
 
 from .dispute_view import dispute_lines

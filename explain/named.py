@@ -114,7 +114,8 @@ def answer(chart: "Chart", pred: str, name: str, lang: str = "zh", reason: Optio
 def _defined_under(chart: "Chart", pred: str, pattern: tuple, lang: str) -> list[str]:
     """A line for each other shipped reading of the chart's school whose own file defines the name
     (the reading by its name in kb/variants/names.json, its defining rule's id, label and book)."""
-    from liuren_logic.domain.disputes import module, other_readings, reading_name, session_under
+    from liuren_logic.domain.disputes import module, other_readings, session_under
+    from liuren_logic.domain.school import reading_name
     from liuren_logic.domain.school import kb_root, reading_file
 
     w, school, lines = WORDS[lang], chart.session.kb.school, []

@@ -165,3 +165,19 @@ def test_the_app_says_a_chinese_error_by_the_form_field_never_a_flag(fields):
     assert shown["field"] and shown["error"].startswith("〔") and "--" not in shown["error"], shown
     assert not re.search(r"[A-Za-z]{3,}", shown["error"]), shown
     assert json.dumps(shown)  # as the page receives it
+
+
+def test_a_chinese_reading_error_offers_the_names_reading_takes(capsys, files):
+    """An unknown topic or reading under zh lists the topics and readings by their Chinese names, not
+    their ids, and ``--reading`` takes each name listed."""
+    from liuren_logic.domain.school import parse_readings
+
+    _, line = said(capsys, files, ["cast", *DAY, "--reading", "nosuch=x"], "zh")
+    topics = line.split("諸題為：", 1)[1].split("、")
+    assert "三刑" in topics and not any(re.search(r"[A-Za-z_]", t) for t in topics), line
+    _, line = said(capsys, files, ["cast", *DAY, "--reading", "punishment=nosuch"], "zh")
+    assert line == "--reading：三刑無此讀法「nosuch」（可取：通行、四鏈，或一個 .dl 檔）"
+    assert parse_readings("三刑=四鏈") == {"punishment": "seed000"}
+    _, line = said(capsys, files, ["cast", *AT, "--reading", "hours=nosuch"], "zh")
+    offered = re.search(r"可取：(.*)）", line).group(1).split("、")
+    assert [parse_readings(f"時辰={name}")["hours"] for name in offered] == ["civil", "true_solar"], line

@@ -20,7 +20,7 @@ from ..datalog import syntax as S
 from ..datalog.digraph import descendants
 from .errors import InputError
 from ..datalog.labels import with_id
-from .school import CALENDAR_READINGS, kb_root, names, parsed, reading_file
+from .school import CALENDAR_READINGS, kb_root, names, parsed, reading_file, reading_name
 
 if TYPE_CHECKING:
     from .chart import Chart
@@ -46,21 +46,6 @@ class Dispute:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False) -> str:
-    """``伏吟末傳（取沖）`` (zh) or ``伏吟's final (the clash)`` (en), ``bare``: the reading's own name
-    only (``取沖``, where the topic goes without saying); the ids where a name is missing."""
-    entry = names().get(topic, {})
-    shown = entry.get("readings", {}).get(reading, {}).get(lang, reading)
-    if bare:
-        return shown
-    return f"{entry.get(lang, topic)}（{shown}）" if lang == "zh" else f"{entry.get(lang, topic)} ({shown})"
-
-
-def topic_name(topic: str, lang: str = "zh") -> str:
-    """A disputed topic by its name (``三刑``), or its id where it has none."""
-    return names().get(topic, {}).get(lang, topic)
 
 
 def school_name(school, lang: str = "zh", brief: bool = False) -> str:

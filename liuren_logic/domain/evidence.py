@@ -12,7 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Sequence
 
-from .disputes import reading_name, session_under
+from .disputes import session_under
+from .school import reading_name
 from .errors import InputError
 from .inputs import parse_symbol
 from .school import CALENDAR_READINGS, MOMENT_READINGS, kb_root

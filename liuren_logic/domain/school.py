@@ -78,7 +78,8 @@ class School:
         for topic, reading in overrides.items():
             if topic not in readings:
                 raise InputError(f"unknown topic {topic!r}; the topics are: {', '.join(sorted(readings))}",
-                                 f"無此題「{topic}」；諸題為：{'、'.join(sorted(readings))}", "reading")
+                                 f"無此題「{topic}」；諸題為：{'、'.join(topic_name(t) for t in sorted(readings))}",
+                                 "reading")
             readings[topic] = reading
         name = self.name + "".join(f"+{t}={r}" for t, r in sorted(overrides.items()) if self.readings[t] != r)
         return School(name, self.include, readings, self.labels, self.defaulted)
@@ -170,6 +171,26 @@ def _parse_toml(path: Path, data: bytes) -> dict:
 def names() -> dict:
     """kb/variants/names.json: each topic's and reading's zh and en names."""
     return json.loads((kb_root() / "variants" / "names.json").read_text("utf-8"))["topics"]
+
+
+def reading_name(topic: str, reading: str, lang: str = "zh", bare: bool = False) -> str:
+    """``伏吟末傳（取沖）`` (zh) or ``伏吟's final (the clash)`` (en), ``bare``: the reading's own name
+    only (``取沖``, where the topic goes without saying); the ids where a name is missing."""
+    entry = names().get(topic, {})
+    shown = entry.get("readings", {}).get(reading, {}).get(lang, reading)
+    if bare:
+        return shown
+    return f"{entry.get(lang, topic)}（{shown}）" if lang == "zh" else f"{entry.get(lang, topic)} ({shown})"
+
+
+def topic_name(topic: str, lang: str = "zh") -> str:
+    """A disputed topic by its name (``三刑``), or its id where it has none."""
+    return names().get(topic, {}).get(lang, topic)
+
+
+def _readings_zh(topic: str, readings) -> str:
+    """A topic's readings by their Chinese names, as ``--reading`` takes them (三刑=四鏈)."""
+    return "、".join(reading_name(topic, r, bare=True) for r in readings)
 
 
 def parse_readings(text: str) -> dict[str, str]:
@@ -328,10 +349,11 @@ def load_school(school: str | School = "default", readings: Mapping[str, str] | 
         if topic in CALENDAR_READINGS:
             if reading not in CALENDAR_READINGS[topic]:
                 raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(CALENDAR_READINGS[topic])})",
-                                 f"{topic} 無此讀法「{reading}」（可取：{'、'.join(CALENDAR_READINGS[topic])}）", "reading")
+                                 f"{topic_name(topic)}無此讀法「{reading}」（可取：{_readings_zh(topic, CALENDAR_READINGS[topic])}）",
+                                 "reading")
         elif not _is_reading(root, topic, reading):
-            options = ", ".join(_packaged_readings(root, topic))
-            raise InputError(f"no reading {reading!r} of {topic} (readings: {options or 'none'}, or a .dl file)",
-                             f"{topic} 無此讀法「{reading}」（可取：{options.replace(', ', '、') or '無'}，或一個 .dl 檔）",
-                             "reading")
+            options = _packaged_readings(root, topic)
+            raise InputError(f"no reading {reading!r} of {topic} (readings: {', '.join(options) or 'none'}, or a .dl file)",
+                             f"{topic_name(topic)}無此讀法「{reading}」（可取：{_readings_zh(topic, options) or '無'}，"
+                             "或一個 .dl 檔）", "reading")
     return load_files(chosen.files(root) + list(extra), chosen.name, root, chosen)

@@ -121,7 +121,7 @@ class ChartRequest:
     def notices(self, session) -> list[Notice]:
         """For a chart cast from a moment: each coordinate given that changes nothing under the
         school's calendar readings, and the zone the moment is read in when none was given."""
-        from ..domain.disputes import reading_name
+        from ..domain.school import reading_name
 
         if self.at is None:
             return []
