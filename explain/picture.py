@@ -34,7 +34,7 @@ from typing import Optional
 
 import networkx as nx
 
-from liuren_logic.domain.errors import LiurenError
+from liuren_logic.domain.errors import InputError
 
 from .graph_look import CJK_FONTS, drawable, edge_style, layered_layout, node_lines, node_style, tooltip, walk_order
 from .svg import draw_svg
@@ -45,11 +45,17 @@ FORMATS = ("svg", "png")
 
 
 NO_PNG = ("PNG needs Graphviz, or matplotlib with a CJK font, and this machine has neither: apt-get install "
-          "graphviz (or fonts-noto-cjk and pip install matplotlib), or use --format svg, which needs nothing")
+          "graphviz (or fonts-noto-cjk and pip install matplotlib), or use --format svg, which needs nothing",
+          "PNG 須有 Graphviz，或 matplotlib 與中日韓字型，本機皆無：請 apt-get install graphviz"
+          "（或 fonts-noto-cjk 並 pip install matplotlib），或改用 --format svg，無須他物")
 
 
-class RenderError(LiurenError):
-    """A picture could not be made (no renderer, or the renderer failed)."""
+class RenderError(InputError):
+    """A picture could not be made in the format asked (no renderer, or the renderer failed): the
+    message, the same in Chinese; it is about ``--format``."""
+
+    def __init__(self, message: str, zh: str):
+        super().__init__(message, zh, "format")
 
 
 # text -------------------------------------------------------------------------
@@ -98,7 +104,8 @@ def render(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", engine: Option
     """SVG or PNG bytes. ``engine``: ``dot`` (Graphviz, chosen when on PATH), ``python`` (SVG
     drawn here, needing nothing installed) or ``matplotlib`` (needs a CJK font)."""
     if fmt not in FORMATS:
-        raise RenderError(f"cannot render {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise RenderError(f"cannot render {fmt!r}; expected one of {', '.join(FORMATS)}",
+                          f"畫不出「{fmt}」；可取：{'、'.join(FORMATS)}")
     engine = engine or default_engine(fmt)
     if engine == "dot":
         return run_dot(to_dot(graph, lang, node_styles, edge_styles), fmt)
@@ -109,9 +116,10 @@ def render(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", engine: Option
             return draw_matplotlib(graph, fmt, lang, node_styles, edge_styles)
         except RenderError:
             if fmt == "png" and not shutil.which("dot"):
-                raise RenderError(NO_PNG) from None
+                raise RenderError(*NO_PNG) from None
             raise
-    raise RenderError(f"engine {engine!r} cannot draw {fmt}; expected dot, python (svg only) or matplotlib")
+    raise RenderError(f"engine {engine!r} cannot draw {fmt}; expected dot, python (svg only) or matplotlib",
+                      f"「{engine}」畫不出 {fmt}；可取：dot、python（僅 svg）、matplotlib")
 
 
 def default_engine(fmt: str) -> str:
@@ -125,11 +133,13 @@ def run_dot(dot_text: str, fmt: str) -> bytes:
     """Graphviz ``dot -T<fmt>`` on DOT text (a subprocess, no shell)."""
     exe = shutil.which("dot")
     if exe is None:
-        raise RenderError("Graphviz dot is not on PATH (apt-get install graphviz)")
+        raise RenderError("Graphviz dot is not on PATH (apt-get install graphviz)",
+                          "找不到 Graphviz 之 dot（請 apt-get install graphviz）")
     done = subprocess.run([exe, f"-T{fmt}"], input=dot_text.encode("utf-8"), capture_output=True, timeout=120)
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RenderError(f"dot -T{fmt} failed: {message[0] if message else done.returncode}")
+        said = message[0] if message else done.returncode
+        raise RenderError(f"dot -T{fmt} failed: {said}", f"dot -T{fmt} 出錯：{said}")
     return done.stdout
 
 
@@ -143,7 +153,8 @@ def cjk_font() -> str:
             return name
     found = sorted(n for n in names if "CJK" in n)
     if not found:
-        raise RenderError("matplotlib finds no CJK font (apt-get install fonts-noto-cjk)")
+        raise RenderError("matplotlib finds no CJK font (apt-get install fonts-noto-cjk)",
+                          "matplotlib 找不到中日韓字型（請 apt-get install fonts-noto-cjk）")
     return found[0]
 
 
@@ -160,7 +171,8 @@ def draw_matplotlib(graph: nx.DiGraph, fmt: str = "svg", lang: str = "zh", node_
         import matplotlib
         from matplotlib.figure import Figure
     except ImportError:
-        raise RenderError("matplotlib is not installed (pip install matplotlib)") from None
+        raise RenderError("matplotlib is not installed (pip install matplotlib)",
+                          "未裝 matplotlib（請 pip install matplotlib）") from None
     texts = {n: node_lines(graph.nodes[n], lang) for n in graph}
     pos, _, width, height = layered_layout(graph, texts)
     rc = {"font.family": [cjk_font(), "DejaVu Sans"], "svg.fonttype": "none", "svg.hashsalt": "liuren", "font.size": 8}

@@ -108,7 +108,11 @@ def test_ctrl_c_is_one_line_and_exit_130(capsys, monkeypatch):
 
     monkeypatch.setattr(cli, "cmd_cast", interrupted)
     code, _, err = run(capsys, "cast", *CHART)
+    assert code == 130 and err == "liuren: 已中斷\n"
+    code, _, err = run(capsys, "cast", *CHART, "--lang", "en")
     assert code == 130 and err == "liuren: interrupted\n"
+    code, _, err = run(capsys, "cast", *CHART, "--simplified")
+    assert code == 130 and err == "liuren: 已中断\n"
 
 
 def test_an_ascii_terminal_gets_escapes_not_a_traceback(tmp_path):
@@ -437,7 +441,7 @@ class Interrupt(MetaPathFinder):  # Ctrl-C as the named module starts to load
         return None
 
 sys.meta_path.insert(0, Interrupt())
-sys.argv = ["liuren", "cast", "--day", "辛巳", "--offset", "3"]
+sys.argv = ["liuren", "cast", "--day", "辛巳", "--offset", "3", *sys.argv[2:]]
 sys.exit(run())
 """
 
@@ -448,7 +452,15 @@ def test_ctrl_c_at_any_moment_is_one_line_and_status_130(module):
     if module == "nosuch":  # never imported: the chart
         assert done.returncode == 0 and "三傳" in done.stdout
     else:
-        assert (done.returncode, done.stderr, done.stdout) == (130, "liuren: interrupted\n", "")
+        assert (done.returncode, done.stderr, done.stdout) == (130, "liuren: 已中斷\n", "")
+
+
+@pytest.mark.parametrize("words, said", [(["--lang", "en"], "interrupted"), (["--lang=en", "--lang", "zh"], "已中斷"),
+                                         (["--simplified"], "已中断")])
+def test_ctrl_c_before_the_command_line_is_read_is_said_in_its_language(words, said):
+    done = subprocess.run([sys.executable, "-c", INTERRUPT_AT, "liuren_logic.faces.cli", *words], capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (130, f"liuren: {said}\n")
 
 
 READY_THEN_RUN = """
@@ -476,7 +488,7 @@ def test_ctrl_c_while_a_module_makes_a_class_is_one_line_and_status_130(capsys, 
             field = Interrupting()
 
     monkeypatch.setattr(cli, "_dispatch", dispatch)
-    assert cli.main(["cast", *CHART]) == 130 and capsys.readouterr().err == "liuren: interrupted\n"
+    assert cli.main(["cast", *CHART]) == 130 and capsys.readouterr().err == "liuren: 已中斷\n"
     monkeypatch.setattr(cli, "_dispatch", lambda args: raise_another_runtime_error())
     with pytest.raises(RuntimeError, match="not an interruption"):
         cli.main(["cast", *CHART])
@@ -499,7 +511,7 @@ def test_ctrl_c_at_moments_through_the_run_is_one_line_and_status_130():
         except subprocess.TimeoutExpired:
             child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=120)
-        assert (child.returncode, err) in ((130, "liuren: interrupted\n"), (0, "")), (wait, err)
+        assert (child.returncode, err) in ((130, "liuren: 已中斷\n"), (0, "")), (wait, err)
 
 
 def package_targets() -> list[Path]:

@@ -224,10 +224,25 @@ def test_without_graphviz_svg_needs_nothing_and_png_says_what_to_install(initial
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert picture.default_engine("svg") == "python"
     assert "初傳午" in svg_texts(picture.render(view.compact(initial), "svg"))
-    monkeypatch.setattr(picture, "cjk_font", lambda: (_ for _ in ()).throw(picture.RenderError("no CJK font")))
+    monkeypatch.setattr(picture, "cjk_font", lambda: (_ for _ in ()).throw(picture.RenderError("no CJK font", "無中日韓字型")))
     with pytest.raises(picture.RenderError) as error:
         picture.render(view.compact(initial), "png")
     assert "\n" not in str(error.value) and "apt-get install graphviz" in str(error.value)
+    zh = error.value.said("zh")
+    assert "\n" not in zh and zh.startswith("PNG 須有 Graphviz") and "apt-get install graphviz" in zh
+
+
+def test_a_picture_that_cannot_be_made_is_said_in_the_language_asked(capsys, monkeypatch):
+    """No Graphviz, no CJK font for matplotlib: one line about --format, in Chinese by default."""
+    from liuren_logic.faces import cli
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(picture, "cjk_font", lambda: (_ for _ in ()).throw(picture.RenderError("no CJK font", "無中日韓字型")))
+    chart = ["why", "initial", "--day", "辛巳", "--jiang", "寅", "--hour", "午", "--format", "png"]
+    assert cli.main(chart) == 2
+    assert capsys.readouterr().err.startswith("liuren: PNG 須有 Graphviz")  # it names --format itself
+    assert cli.main([*chart, "--lang", "en"]) == 2
+    assert capsys.readouterr().err.startswith("liuren: PNG needs Graphviz")
 
 
 @needs_cjk_font

@@ -26,6 +26,7 @@ from ..datalog import collector
 from ..datalog.labels import showing_ids
 from ..domain.errors import SHOWN, InputError, KBError, LiurenError, shown
 from ..datalog.script import simplified
+from .interruption import interruption_line, language
 from .usage_zh import chinese
 
 if TYPE_CHECKING:
@@ -957,7 +958,7 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
     reader, options = ("zh", False), set()  # the language asked; the command's options, once parsed
     try:
         given = sys.argv[1:] if argv is None else list(argv)
-        reader = _reader(given)  # until the command line is parsed (argparse's own errors)
+        reader = language(given)  # until the command line is parsed (argparse's own errors)
         parser = build_parser(given[0] if given and given[0] in COMMANDS else None)
         args = parser.parse_args(given)
         args.freeze = freeze
@@ -976,10 +977,11 @@ def _command(argv: Optional[Sequence[str]], freeze: bool) -> int:
         # module the command imports late) in RuntimeError("Error calling __set_name__ …")
         if isinstance(error, RuntimeError) and not isinstance(error.__cause__, KeyboardInterrupt):
             raise
-        _say("liuren: interrupted")
+        _say(interruption_line(*reader))
         return 130
     except (RecursionError, MemoryError) as error:  # a last resort; the engine's own limits name the rule
-        _say(f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
+        _say(f"liuren: 此問之工超出本機之力（{type(error).__name__}）；請簡化規則或所問" if reader[0] == "zh" else
+             f"liuren: the work outgrew this machine ({type(error).__name__}); simplify the rules or the question")
         return 2
 
 
@@ -995,19 +997,6 @@ def _said(error: Exception, lang: str, simplify: bool, options: set[str], given:
         if typed or not any(len(word) > 1 and word in said for word in given if not word.startswith("-")):
             said = f"{flag}：{said}"
     return simplified(said) if simplify else said
-
-
-def _reader(given: Sequence[str]) -> tuple[str, bool]:
-    """The language (``--lang zh|en``, ``--lang=en``; zh by default) and script (``--simplified``) a
-    command line asks for, read from its words before argparse reads them, so that argparse's own
-    errors are said in them; the last ``--lang`` given counts, as for argparse."""
-    lang = "zh"
-    for word, after in zip(given, [*given[1:], ""]):
-        if word == "--lang" and after in ("zh", "en"):
-            lang = after
-        elif word in ("--lang=zh", "--lang=en"):
-            lang = word[7:]
-    return lang, "--simplified" in given
 
 
 def _dispatch(args) -> int:
