@@ -27,8 +27,14 @@ def says_rule(rule, lang: str, text: str) -> bool:
     (a plural may have agreed with a count of one: 'places' → 'place')."""
     singular = re.compile(r"(?<=[a-z])s\b")
     label = ASIDE.sub("", rule.label(lang))  # an unbound slot in brackets is left out with them
-    return all(singular.sub("", piece.strip()) in singular.sub("", text)  # an unbound slot left out takes its spaces
-               for piece in re.split(r"\{\w+\}", label) if piece.strip())
+    label = re.sub(r"第(?=\{)", "", label)  # and an ordinal's 第 with its number
+    pieces = [piece.strip() for piece in re.split(r"\{\w+\}", label)]
+    if len(pieces) > 1 and not pieces[-1]:  # an unbound slot that ends the label takes the separator before it
+        pieces[-2] = pieces[-2].rstrip(",，、:：;；")
+    if len(pieces) > 1 and not pieces[0]:  # and one that starts it the separator after it
+        pieces[1] = pieces[1].lstrip(",，、:：;； ")
+    return all(singular.sub("", piece) in singular.sub("", text)  # an unbound slot left out takes its spaces
+               for piece in pieces if piece)
 
 
 def test_why_not_initial_answers_in_at_most_three_lines(capsys):

@@ -92,15 +92,39 @@ def fill(template: str, values: Mapping[str, object], missing: str = ANY["en"], 
     return agree(filled) if lang == "en" and 1 in values.values() else filled
 
 
+_ORDINAL = re.compile(r"第\{([A-Za-z_][A-Za-z0-9_]*)\}")  # 「第{n}課」: unbound, 「課」
+_LEFT = "\x00"  # where an unbound slot was, while the words around it are tidied
+_TIDY = ((re.compile(r"([,，、]) ?\x00 ?([,，、])"), r"\2"),  # an aside of nothing: 「x, {b}, y」
+         (re.compile(r"「\x00」|“\x00”"), ""),  # a word quoted: nothing
+         (re.compile(r"\x00"), ""), (re.compile(r"  +"), " "), (re.compile(r" +([,.;:)])"), r"\1"),
+         (re.compile(r"^\s*[,，、:：;；]|[,，、:：;；]\s*$"), ""))
+
+
 def defined(template: str, values: Mapping[str, object], lang: str) -> str:
-    """A label read as a definition: its unbound slots left out, not read as 某 or "any".
+    """A label read as a definition: its unbound slots left out, not read as 某 or "any", with an
+    ordinal's 第 and a separator that would stand next to nothing.
 
     >>> defined("三光：用神{a}、日干{b}、日支{c}皆旺相", {}, "zh")
     '三光：用神、日干、日支皆旺相'
     >>> defined("魁罡 {b} stands over the stem", {}, "en")
     '魁罡 stands over the stem'
+    >>> defined("第{n}傳{b}為所問之類神（{r}）", {}, "zh")
+    '傳為所問之類神'
+    >>> defined("transmission {n}, {b}, stands for the question ({r})", {}, "en")
+    'transmission, stands for the question'
+    >>> defined("{V}，格凶定當以凶斷", {}, "zh")
+    '格凶定當以凶斷'
+    >>> defined("a rescue: {r} ({a})", {}, "en")
+    'a rescue'
+    >>> defined("所問有「{w}」字", {}, "zh"), defined("for {q}, look at the {k}", {"q": "病"}, "en")
+    ('所問有字', 'for 病, look at the')
     """
-    return re.sub(r" +([,.;:)])", r"\1", re.sub(r"  +", " ", fill(template, values, "", lang))).strip()
+    template = _ORDINAL.sub(lambda m: m.group(0) if values.get(m.group(1)) is not None else "{%s}" % m.group(1),
+                            template)
+    text = fill(template, values, _LEFT, lang)
+    for pattern, replacement in _TIDY:
+        text = pattern.sub(replacement, text)
+    return text.strip()
 
 
 _ONE_ARE = re.compile(r"\bare 1 ")
@@ -117,8 +141,16 @@ def agree(text: str) -> str:
 
 
 def atom_label(decl, args, lang: str) -> str:
-    """A predicate's label for these arguments, or '' when it has none in that language."""
+    """A predicate's label for these arguments, or '' when it has none in that language; an argument
+    left open (None, a why-not's pattern) is left out, as a definition reads it (:func:`defined`).
+
+    >>> from types import SimpleNamespace as Decl
+    >>> rescue = Decl(params=[("c", "text"), ("r", "text"), ("a", "any")], label=lambda lang: "救神{r}（{a}）")
+    >>> atom_label(rescue, ("c", None, None), "zh"), atom_label(rescue, ("c", "日上制之", "午"), "zh")
+    ('救神', '救神日上制之（午）')
+    """
     template = decl.label(lang) if decl is not None else ""
     if not template:
         return ""
-    return fill(template, {name: value for (name, _), value in zip(decl.params, args)}, ANY[lang], lang)
+    values = {name: value for (name, _), value in zip(decl.params, args)}
+    return defined(template, values, lang) if None in args else fill(template, values, lang=lang)

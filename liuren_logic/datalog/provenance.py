@@ -39,7 +39,7 @@ from .compiler import CompiledAggregate, CompiledRule
 from .program import Engine
 from .semantics import Value, arithmetic, compare, sort_key
 from .errors import DatalogError
-from .labels import ANY, atom_label, fill
+from .labels import ANY, atom_label, defined, fill
 
 GroundAtom = tuple  # (pred, (values…))
 MAX_DEAD_ENDS = 12
@@ -365,13 +365,16 @@ class Explainer:
         rule = compiled.rule
         shown = {k: v for k, v in binding.items() if not k.endswith("·")}
         bindings = ", ".join(f"{k}={S.format_value(v)}" for k, v in sorted(shown.items()))
-        return {"kind": kind, "text": f"{rule.id} [{bindings}]", "rule": rule.id,
-                "where": f"{rule.pos.path}:{rule.pos.line}", "source": rule.source,
-                "labelled": rule.annotated, "bindings": _encoded(dict(sorted(shown.items()))),
-                "zh": fill(rule.label("zh"), shown, ANY["zh"], "zh"), "en": fill(rule.label("en"), shown, ANY["en"])}
+        attrs = {"kind": kind, "text": f"{rule.id} [{bindings}]", "rule": rule.id,
+                 "where": f"{rule.pos.path}:{rule.pos.line}", "source": rule.source,
+                 "labelled": rule.annotated, "bindings": _encoded(dict(sorted(shown.items())))}
+        if kind == "fail":
+            known = {k: v for k, v in (known or binding).items() if not k.endswith("·")}
+            return {**attrs, "zh": defined(rule.label("zh"), known, "zh"), "en": defined(rule.label("en"), known, "en")}
+        return {**attrs, "zh": fill(rule.label("zh"), shown, ANY["zh"], "zh"), "en": fill(rule.label("en"), shown, ANY["en"])}
 
     def _add_firing(self, graph, firing: Firing, chosen) -> str:
-        attrs = self._rule_attrs(firing.rule, firing.binding)
+        attrs = self.application(firing)
         nid = node_id("rule", attrs["text"])
         if nid in graph:
             return nid
@@ -468,13 +471,17 @@ class Explainer:
         # the rules that came closest to firing first: they answer "why not" most directly
         for order, (progress, _, compiled, binding, dead) in enumerate(sorted(candidates, key=lambda c: c[:2])):
             furthest = next((partial for k, partial in dead if k == -progress), binding)
-            attrs = self._rule_attrs(compiled, furthest, kind="fail")  # labelled as far as the search got
+            # labelled as far as the search got, and with what the rule's other premises fix
+            attrs = self._rule_attrs(compiled, furthest, kind="fail", known=self._known(compiled, -progress, furthest))
             attrs["reached"] = -progress  # body literals that held on the furthest branch
             fail = node_id("fail", attrs["text"] + "|" + text)
             graph.add_node(fail, **attrs)
             graph.add_edge(nid, fail, order=order)
             for number, (k, partial) in enumerate(dead[:MAX_DEAD_ENDS]):
-                child = self._add_failed_literal(graph, compiled, compiled.body[k], partial, depth - 1)
+                literal = compiled.body[k]
+                if isinstance(literal, S.Atom):  # the atom the rule needed, as far as its other premises tell
+                    partial = self._known(compiled, k, partial)
+                child = self._add_failed_literal(graph, compiled, literal, partial, depth - 1)
                 graph.add_edge(fail, child, order=number, position=k)
         return nid
 
@@ -519,6 +526,22 @@ class Explainer:
         if result in binding:
             return [binding] if binding[result] == value else []
         return [{**binding, result: value}]
+
+    def _known(self, compiled: CompiledRule, k: int, binding: dict) -> dict:
+        """``binding`` (where a search of the body died, at position ``k``) with the values the rule's
+        later premises fix: a variable every way through them agrees on. A premise that matches
+        nothing, or cannot be read yet, is passed over; negations and aggregates only narrow, so they
+        are passed over too (what is fixed without them is fixed with them)."""
+        partials = [binding]
+        for literal in compiled.body[k + 1:]:
+            if not isinstance(literal, (S.Atom, S.Comparison)):
+                continue
+            extended = [b for partial in partials for b in self._extend(compiled, literal, partial)]
+            if len(extended) > MAX_PARTIALS:
+                break
+            partials = extended or partials
+        first = partials[0]
+        return {name: value for name, value in first.items() if all(p.get(name) == value for p in partials)}
 
     def _estimated(self, pred: str) -> str:
         """The relation an estimate stands for (``est·q`` → q, in a cycle through defeat), else ``pred``:
