@@ -91,7 +91,7 @@ def _said(attrs: dict, lang: str) -> list[str]:
             lines += wrap(f"«{cite(attrs['source'], lang)}»")
         return lines
     if kind == "compare":
-        return [("✓ " if attrs.get("holds") else "✗ ") + attrs.get("text", "")]
+        return wrap(("✓ " if attrs.get("holds") else "✗ ") + (attrs.get("text", "") if ids else label or attrs.get("text", "")))
     if kind == "aggregate":
         return [f"Σ {attrs.get('func', '')} = {attrs.get('value', '')}"]
     lines = wrap(mark + (label or attrs.get("text", "")))

@@ -59,7 +59,7 @@ def describe(attrs: dict, lang: str = "zh") -> str:
         said = attrs["rule"] + " " * (lang == "zh") if ids or not label else WORDS["rule"][lang].format(label=label)
         return MARKS[kind] + WORDS["fires_not"][lang].format(rule=said) + (f" ({label})" if ids and label else "")
     if kind == "compare":
-        return ("✓ " if attrs.get("holds") else "✗ ") + attrs["text"]
+        return ("✓ " if attrs.get("holds") else "✗ ") + (attrs["text"] if ids else label or attrs["text"])
     text = attrs["text"] if ids or not label else ""
     line = MARKS.get(kind, "") + text
     if kind in ("absent", "not", "holds"):

@@ -5,8 +5,8 @@ steps the rule authors named, and what they rest on. :func:`compact` keeps
 
 - the root, derived atoms (``atom``), base facts (``fact``), negations (``not``, ``holds``);
 - rule applications whose rule carries a label (``labelled``);
-- comparisons that fail (they are a reason); in a why-not question, every rule that
-  fails and every absent atom (they are the answer);
+- comparisons that fail (they are a reason), with the rule whose condition each is; in a
+  why-not question, every rule that fails and every absent atom (they are the answer);
 
 and folds away unlabelled rule steps, comparisons that hold (the rule's label already
 states the result), aggregate nodes (their witnesses stay) and, below a negation in a
@@ -42,6 +42,8 @@ def is_plumbing(graph: "nx.DiGraph", node: str) -> bool:
         return bool(attrs.get("holds"))
     if kind == "aggregate":
         return True
+    if kind == "fail" and any(graph.nodes[c].get("kind") == "compare" for c in graph.successors(node)):
+        return False  # a failed comparison means something only under the rule whose condition it is
     if _root_kind(graph) in NEGATIVE_ROOTS:
         return False
     return kind == "fail" or (kind == "absent" and graph.out_degree(node) > 0)

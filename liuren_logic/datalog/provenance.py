@@ -389,7 +389,7 @@ class Explainer:
         if isinstance(literal, S.Atom):
             return self._add_atom(graph, (literal.pred, ground(literal, binding)), chosen)
         if isinstance(literal, S.Comparison):
-            return self._add_comparison(graph, literal, binding, True)
+            return self._add_comparison(graph, firing.rule, literal, binding, True)
         if isinstance(literal, S.Negation):
             nid, pred, pattern, new = self._negation_node(graph, "not", literal.atom, binding)
             if new:
@@ -409,11 +409,30 @@ class Explainer:
             graph.add_node(nid, **{**self._atom_attrs(kind, pred, pattern), "text": text})
         return nid, pred, pattern, new
 
-    def _add_comparison(self, graph, literal: S.Comparison, binding: dict, holds: bool) -> str:
+    def _add_comparison(self, graph, compiled: CompiledRule, literal: S.Comparison, binding: dict, holds: bool) -> str:
+        """A comparison with its values; one that fails (a reason a reader reads) says in each language
+        what its values stand for: the labels of the premises that gave them (「3 < 3（賊剋第三）」)."""
         text = f"{show_term(literal.left, binding)} {literal.op} {show_term(literal.right, binding)}"
         nid = node_id("compare", text)
         graph.add_node(nid, kind="compare", text=text, holds=holds, zh=text, en=text)
+        if not holds:
+            for lang, (open_, sep, close) in (("zh", ("（", "；", "）")), ("en", (" (", "; ", ")"))):
+                glosses = self._glosses(compiled, literal, binding, lang)
+                graph.nodes[nid][lang] = text + (open_ + sep.join(glosses) + close if glosses else "")
         return nid
+
+    def _glosses(self, compiled: CompiledRule, literal: S.Comparison, binding: dict, lang: str) -> list[str]:
+        """What the variables of a comparison stand for, each once: the label of the first body atom
+        that binds it, filled with the binding (none for a value no labelled atom gives)."""
+        out = []
+        for name in dict.fromkeys(_variables(literal.left) + _variables(literal.right)):
+            atom = next((a for a in compiled.body if isinstance(a, S.Atom)
+                         and any(isinstance(t, S.Var) and t.name == name for t in a.args)), None)
+            args = None if atom is None else ground(atom, binding)
+            gloss = "" if args is None or None in args else atom_label(self.kb.declared(atom.pred), args, lang)
+            if gloss and gloss not in out:
+                out.append(gloss)
+        return out
 
     def _add_aggregate(self, graph, firing: Firing, literal: S.Aggregate, chosen) -> str:
         agg = firing.rule.aggregates[literal]
@@ -558,7 +577,7 @@ class Explainer:
         if isinstance(literal, S.Atom):
             return self._add_absent(graph, literal.pred, ground(literal, binding), depth)
         if isinstance(literal, S.Comparison):
-            return self._add_comparison(graph, literal, binding, False)
+            return self._add_comparison(graph, compiled, literal, binding, False)
         if isinstance(literal, S.Negation):
             nid, pred, pattern, new = self._negation_node(graph, "holds", literal.atom, binding)
             if new:
@@ -578,6 +597,15 @@ class Explainer:
         nid = node_id("compare", text)
         graph.add_node(nid, kind="compare", text=text, holds=False, zh=text, en=text)
         return nid
+
+
+def _variables(term) -> list[str]:
+    """The names of a term's variables, left to right."""
+    if isinstance(term, S.Var):
+        return [term.name]
+    if isinstance(term, S.BinOp):
+        return _variables(term.left) + _variables(term.right)
+    return []
 
 
 def _unify(terms, values, binding: Optional[dict] = None) -> Optional[dict]:
