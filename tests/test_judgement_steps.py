@@ -124,7 +124,7 @@ def test_a_rescue_is_shown_as_a_rescue_on_the_board_and_in_why(capsys):
     assert "1 救  救神午（凶居剋地）：用神臨之，戀生解克而無害：主成" in board
     main(["why", "斷", "吉", *args])
     why = capsys.readouterr().out
-    assert "救神：用神臨之，戀生解克而無害：主成（勝）" in why and "救神凶居剋地（午）" in why
+    assert "救神午（凶居剋地）：用神臨之，戀生解克而無害：主成（勝）" in why and "救神凶居剋地（午）" in why
     main(["why-not", "斷", "凶", *args])
     assert "救 救神午（凶居剋地）" in capsys.readouterr().out
 

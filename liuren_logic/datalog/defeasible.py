@@ -98,6 +98,9 @@ class Defeat:
     estimates: dict = field(default_factory=dict)  # est·q → q, in the cycles through defeat
     readings: list = field(default_factory=list)  # the user's body atoms that close a cycle through defeat
     cycles: tuple = ()  # the groups of relations in a cycle through defeat, each sorted
+    # a compiled rule whose label is a user's rule's (·wins, ·attacks, ·supports) → its words after
+    # it, by language: its application reads the bindings of that rule's application, its first premise
+    restated: dict = field(default_factory=dict)
 
     def definite(self, pred: str) -> str:
         """The relation of +Δ ``pred`` (``pred`` itself where nothing defeasible reaches it)."""
@@ -386,6 +389,8 @@ class _Builder:
             labels = tuple((lang, _restated(text, origin, lang) + (zh if lang == "zh" else en))
                            for lang, text in origin.labels)
             source, annotated, at = origin.source, True, origin.at
+        if isinstance(origin, S.Rule):
+            self.defeat.restated[rule_id] = {"zh": zh, "en": en}
         names = tuple(S.Var(f"X{k}") for k in range(1, self.program.preds[head].arity + 1))
         places = (at,) * len(names)
 

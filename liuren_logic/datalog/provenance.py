@@ -258,7 +258,21 @@ class Explainer:
 
     def application(self, firing: Firing) -> dict:
         """A rule application's node attributes, as ``why`` draws them."""
-        return self._rule_attrs(firing.rule, firing.binding)
+        return {**self._rule_attrs(firing.rule, firing.binding), **self._restating(firing)}
+
+    def _restating(self, firing: Firing) -> dict:
+        """The labels of an application of a rule that restates a user's rule (a defeasible rule
+        that prevails, attacks or supports: :attr:`~.defeasible.Defeat.restated`), filled with the
+        bindings of that rule's application below it, its first premise; {} for any other rule."""
+        defeat = self.kb.program.defeat
+        after = defeat.restated.get(firing.rule.rule.id) if defeat is not None else None
+        if after is None:
+            return {}
+        inner = self.chosen(*firing.atoms[0])
+        if inner is None:
+            return {}
+        shown = {k: v for k, v in inner.binding.items() if not k.endswith("·")}
+        return {lang: fill(inner.rule.rule.label(lang), shown, ANY[lang], lang) + words for lang, words in after.items()}
 
     def _too_deep(self, root: GroundAtom, chosen) -> str:
         """Which rule makes a derivation too long: the one used most on its longest path."""
@@ -361,7 +375,9 @@ class Explainer:
                 "args": _encoded([("_" if a is None else a) for a in args]),
                 "zh": atom_label(decl, args, "zh"), "en": atom_label(decl, args, "en")}
 
-    def _rule_attrs(self, compiled: CompiledRule, binding: dict, kind: str = "rule") -> dict:
+    def _rule_attrs(self, compiled: CompiledRule, binding: dict, kind: str = "rule", known: Optional[dict] = None) -> dict:
+        """A rule node's attributes; a rule that failed (``fail``) is labelled with ``known`` (its
+        bindings and what its other premises fix, :meth:`_known`), an unknown slot left out."""
         rule = compiled.rule
         shown = {k: v for k, v in binding.items() if not k.endswith("·")}
         bindings = ", ".join(f"{k}={S.format_value(v)}" for k, v in sorted(shown.items()))
