@@ -7,11 +7,14 @@ Node kinds (attribute ``kind``):
                ``@facts`` table also has ``table`` and ``source``)
 ``rule``       a rule application: ``rule``, ``where``, ``source``, ``bindings``, labels
 ``not``        a negated literal that holds; its children say why the atom fails
-``compare``    a comparison with its values (``holds`` True or False)
+``compare``    a comparison with its values (``holds`` True or False); one that fails is labelled
+               with what its values stand for (the premises that gave them)
 ``aggregate``  an aggregate: ``func``, ``value``; children are its witnesses
 ``absent``     an atom that does not hold (why-not); children: the rules that fail,
                or, for a relation given only by facts, ``reason``: no such fact
-``fail``       a rule that could have derived an absent atom, and where it fails
+``fail``       a rule that could have derived an absent atom, and where it fails; labelled with
+               the values its search reached and those its later premises fix, a slot
+               nothing fixes left out (``labels.defined``), as is an absent atom's
 ``holds``      (why-not) a negated literal that fails because its atom holds
 
 Edges point from a conclusion to what supports it and carry ``order`` (the body
