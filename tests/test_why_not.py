@@ -311,8 +311,20 @@ def test_the_app_says_a_why_not_as_the_command_does(capsys, session, lang):
 def test_a_given_value_the_chart_lacks_is_said_in_the_answers_language(session):
     """占時卯 on a 午 chart: the hour is given, not derived; the reason in the language asked."""
     chart = session.cast("辛巳", "寅", "午")
-    assert answer(chart, "hour", "卯", "zh").lines == ["占時卯：不成立。", "無此事實，亦無規則推出 hour。"]
-    assert answer(chart, "hour", "卯", "en").lines[1] == "no such fact, and no rule concludes hour."
+    assert answer(chart, "hour", "卯", "zh").lines == ["占時卯：不成立。", "非所給之事。"]
+    assert answer(chart, "hour", "卯", "en").lines[1] == "not among what was given."
+
+
+def test_a_relation_only_given_or_only_facts_is_never_named_by_its_id(session):
+    """The 斷's failed premise 所問有字 (asked_word, given by the question's words) and a branch's
+    element no fact gives: the reason names no relation id."""
+    chart = session.cast("辛巳", "寅", "午", matter="疾病")
+    graph = session.why_not(chart, "asked_word(_, 病)")
+    reasons = [(data["reason"], data["reason_zh"]) for _, data in graph.nodes(data=True) if "reason_zh" in data]
+    assert reasons == [("not among what was given", "非所給之事")]
+    graph = session.why_not(chart, "element(子, 火)")
+    reasons = [(data["reason"], data["reason_zh"]) for _, data in graph.nodes(data=True) if "reason_zh" in data]
+    assert reasons and all("element" not in r and "element" not in zh for r, zh in reasons), reasons
 
 
 def test_a_name_resting_on_the_month_the_chart_lacks_asks_for_it(session):

@@ -492,12 +492,15 @@ class Explainer:
         if nid in graph:
             return nid
         graph.add_node(nid, **self._atom_attrs("absent", pred, pattern))
-        if not self.kb.rules_for.get(pred):
+        if not self.kb.rules_for.get(pred):  # the relation is only given, or only facts: said without its id
+            decl = self.kb.program.preds.get(pred)
             files = sorted({f.pos.path for f in self.kb.program.facts if f.head.pred == pred})
-            graph.nodes[nid]["reason"] = ("no such fact" + (f" in {', '.join(files)}" if files else "")
-                                          + f", and no rule concludes {pred}")
-            graph.nodes[nid]["reason_zh"] = ("無此事實" + (f"（{'、'.join(files)}）" if files else "")
-                                             + f"，亦無規則推出 {pred}")
+            if decl is not None and decl.input and not files:
+                reason, reason_zh = "not among what was given", "非所給之事"
+            else:
+                reason = "no such fact" + (f" in {', '.join(files)}" if files else "") + ", and no rule concludes it"
+                reason_zh = "無此事實" + (f"（{'、'.join(files)}）" if files else "") + "，亦無規則推出此事"
+            graph.nodes[nid].update(reason=reason, reason_zh=reason_zh)
         if depth <= 0:
             return nid
         candidates = []
