@@ -444,7 +444,7 @@ class Explainer:
         """What the variables of a comparison stand for, each once: the label of the first body atom
         that binds it, filled with the binding (none for a value no labelled atom gives)."""
         out = []
-        for name in dict.fromkeys(_variables(literal.left) + _variables(literal.right)):
+        for name in dict.fromkeys(var.name for var in S.literal_variables(literal)):
             atom = next((a for a in compiled.body if isinstance(a, S.Atom)
                          and any(isinstance(t, S.Var) and t.name == name for t in a.args)), None)
             args = None if atom is None else ground(atom, binding)
@@ -619,15 +619,6 @@ class Explainer:
         nid = node_id("compare", text)
         graph.add_node(nid, kind="compare", text=text, holds=False, zh=text, en=text)
         return nid
-
-
-def _variables(term) -> list[str]:
-    """The names of a term's variables, left to right."""
-    if isinstance(term, S.Var):
-        return [term.name]
-    if isinstance(term, S.BinOp):
-        return _variables(term.left) + _variables(term.right)
-    return []
 
 
 def _unify(terms, values, binding: Optional[dict] = None) -> Optional[dict]:
